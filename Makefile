@@ -1,0 +1,28 @@
+# Common tasks. `make demo` starts the platform; `make test` installs what the tests need and runs them.
+.PHONY: demo test lint fmt worker serve bench-ingest migrate
+
+PY := .venv/bin/python
+
+demo:
+	bash scripts/demo.sh
+
+test:
+	bash scripts/test.sh
+
+lint:
+	bash scripts/venv.sh test && bash scripts/lint.sh
+
+fmt:
+	.venv/bin/ruff format . && .venv/bin/ruff check --fix .
+
+migrate:
+	$(PY) manage.py migrate
+
+serve:
+	$(PY) manage.py runserver 127.0.0.1:8000
+
+worker:
+	.venv/bin/celery -A config worker --loglevel=info --concurrency=4
+
+bench-ingest:
+	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/ingest.py

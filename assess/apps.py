@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AssessConfig(AppConfig):
+    name = "assess"
+    verbose_name = "Material under assessment"

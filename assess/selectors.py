@@ -1,0 +1,63 @@
+"""Reads for the material under assessment."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+
+from assess.models import Answer, Citation, ImportJob, Passage, Run, Sentence, Topic
+
+
+def _count_per_run(qs: QuerySet, run_path: str) -> Subquery:
+    counted = qs.filter(**{run_path: OuterRef("pk")}).order_by().values(run_path).annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def run_list() -> QuerySet[Run]:
+    """Runs with the counts the organizer's list shows; one query, one subquery per count."""
+    missing = (
+        Citation.objects.filter(sentence__answer__run=OuterRef("pk"), passage__has_text=False)
+        .order_by()
+        .values("sentence__answer__run")
+        .annotate(n=Count("passage", distinct=True))
+        .values("n")
+    )
+    return Run.objects.annotate(
+        topics_answered=_count_per_run(Answer.objects.all(), "run"),
+        sentences=_count_per_run(Sentence.objects.all(), "answer__run"),
+        citations=_count_per_run(Citation.objects.all(), "sentence__answer__run"),
+        passages_without_text=Coalesce(Subquery(missing, output_field=IntegerField()), 0),
+    ).order_by("group", "priority", "run_id")
+
+
+def topic_list() -> QuerySet[Topic]:
+    return Topic.objects.annotate(answers_count=Count("answers")).order_by("topic_id")
+
+
+def passages_missing_text() -> QuerySet[Passage]:
+    """Passages that a loaded run cites and that have no text yet."""
+    return Passage.objects.filter(has_text=False).filter(Exists(Citation.objects.filter(passage=OuterRef("pk"))))
+
+
+def answer_get(*, run_id: str, topic_id: str) -> Answer | None:
+    return (
+        Answer.objects.select_related("run", "topic")
+        .prefetch_related("sentences__citations__passage")
+        .filter(run__run_id=run_id, topic__topic_id=topic_id)
+        .first()
+    )
+
+
+def import_job_list(*, limit: int = 20) -> QuerySet[ImportJob]:
+    return ImportJob.objects.select_related("created_by").order_by("-created_at")[:limit]
+
+
+def counts() -> dict[str, int]:
+    return {
+        "topics": Topic.objects.count(),
+        "runs": Run.objects.count(),
+        "answers": Answer.objects.count(),
+        "passages": Passage.objects.count(),
+        "passages_with_text": Passage.objects.filter(has_text=True).count(),
+        "passages_missing": passages_missing_text().count(),
+    }

@@ -1,0 +1,223 @@
+"""The work: judges, pairs, campaigns, assignments and judgments (DESIGN §2-4)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from assess.models import Citation, Passage, Run, Topic
+
+
+class Label(models.TextChoices):
+    FULL = "FS", "Full support"
+    PARTIAL = "PS", "Partial support"
+    NONE = "NS", "No support"
+
+
+LABEL_WEIGHTS: dict[str, float] = {Label.FULL: 1.0, Label.PARTIAL: 0.5, Label.NONE: 0.0}
+
+
+class Condition(models.TextChoices):
+    FROM_SCRATCH = "from_scratch", "From scratch"
+    POST_EDIT = "post_edit", "Post-edit"
+    ADJUDICATION = "adjudication", "Adjudication"
+
+
+class JudgeKind(models.TextChoices):
+    HUMAN = "human", "Human"
+    LLM = "llm", "LLM"
+
+
+class Judge(models.Model):
+    """Who made a judgment: an assessor (with a user), an LLM judge, or an imported source such as `nist`."""
+
+    name = models.CharField(max_length=128, unique=True)
+    kind = models.CharField(max_length=8, choices=JudgeKind.choices)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="judge"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Pair(models.Model):
+    """What is judged: a (normalised sentence text, passage). Shared by every run and campaign holding it."""
+
+    text = models.TextField(help_text="Sentence text after NFKC and whitespace normalisation.")
+    text_hash = models.CharField(max_length=64, help_text="SHA-256 of `text`, for the unique constraint.")
+    passage = models.ForeignKey(Passage, on_delete=models.PROTECT, related_name="pairs")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["text_hash", "passage"], name="pair_unique_text_passage")]
+
+    def __str__(self) -> str:
+        return f"pair {self.pk}: {self.text[:40]!r} / {self.passage_id}"
+
+
+class Campaign(models.Model):
+    name = models.CharField(max_length=128, unique=True)
+    runs = models.ManyToManyField(Run, related_name="campaigns", blank=True)
+    topics = models.ManyToManyField(Topic, related_name="campaigns", blank=True)
+    depth = models.PositiveSmallIntegerField(default=1, help_text="Citations judged per sentence (1 = sparse).")
+    guidelines = models.TextField(blank=True, default="")
+    post_edit_judge = models.ForeignKey(
+        Judge, null=True, blank=True, on_delete=models.SET_NULL, related_name="post_edit_campaigns",
+        help_text="The LLM judge whose labels post-editing shows.",
+    )
+    highlight_evidence = models.BooleanField(default=False)
+    built_at = models.DateTimeField(null=True, blank=True)
+    build_summary = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.CheckConstraint(condition=models.Q(depth__gte=1), name="campaign_depth_positive")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class CampaignPair(models.Model):
+    """A pair in a campaign's pool, with the topic whose queue it is in and the citation shown as context."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="campaign_pairs")
+    pair = models.ForeignKey(Pair, on_delete=models.PROTECT, related_name="campaign_pairs")
+    topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="campaign_pairs")
+    context_citation = models.ForeignKey(Citation, on_delete=models.PROTECT, related_name="+")
+    citation_count = models.PositiveIntegerField(default=1, help_text="Citations in the pool that this pair covers.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "topic", "pair"], name="campaignpair_unique"),
+        ]
+        indexes = [models.Index(fields=["campaign", "topic"], name="campaignpair_topic_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id}/{self.topic_id}/{self.pair_id}"
+
+
+class AssignmentStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    DONE = "done", "Done"
+
+
+class Assignment(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
+    topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="assignments")
+    condition = models.CharField(max_length=16, choices=Condition.choices)
+    order = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=8, choices=AssignmentStatus.choices, default=AssignmentStatus.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["assessor_id", "order", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "assessor", "topic", "condition"], name="assignment_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assessor} · {self.topic_id} · {self.condition}"
+
+
+class Judgment(models.Model):
+    """Append-only. A correction is a new row; the newest row of a judge on a citation or pair is current."""
+
+    judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="judgments")
+    pair = models.ForeignKey(Pair, on_delete=models.PROTECT, related_name="judgments")
+    citation = models.ForeignKey(Citation, null=True, blank=True, on_delete=models.PROTECT, related_name="judgments")
+    label = models.CharField(max_length=2, choices=Label.choices)
+    condition = models.CharField(max_length=16, choices=Condition.choices, blank=True, default="")
+    assignment = models.ForeignKey(Assignment, null=True, blank=True, on_delete=models.PROTECT, related_name="judgments")
+    shown_label = models.CharField(max_length=2, choices=Label.choices, blank=True, default="")
+    label_changed = models.BooleanField(null=True, blank=True)
+    seconds = models.FloatField(null=True, blank=True)
+    submission_token = models.UUIDField(null=True, blank=True, unique=True)
+    flagged = models.BooleanField(default=False)
+    comment = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+        indexes = [
+            models.Index(fields=["judge", "pair"], name="judgment_judge_pair_idx"),
+            models.Index(fields=["judge", "citation"], name="judgment_judge_citation_idx"),
+            models.Index(fields=["assignment", "pair"], name="judgment_assignment_pair_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(seconds__isnull=True) | models.Q(seconds__gte=0), name="judgment_seconds_nonneg"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge} {self.label} on pair {self.pair_id}"
+
+
+class Provider(models.TextChoices):
+    OPENAI = "openai", "OpenAI"
+    AZURE = "azure", "Azure OpenAI"
+    COMPATIBLE = "openai-compatible", "OpenAI-compatible (vLLM, Ollama, LiteLLM, ...)"
+
+
+class LLMJudge(models.Model):
+    """How to call an LLM judge. Keys come from the environment, never from the database."""
+
+    judge = models.OneToOneField(Judge, on_delete=models.CASCADE, related_name="llm")
+    provider = models.CharField(max_length=32, choices=Provider.choices, default=Provider.OPENAI)
+    base_url = models.URLField(blank=True, default="")
+    model = models.CharField(max_length=128, help_text="Model name, or the deployment name on Azure.")
+    prompt_version = models.CharField(max_length=32, default="v1")
+    temperature = models.FloatField(default=0.0)
+    max_concurrency = models.PositiveIntegerField(default=8)
+    requests_per_minute = models.PositiveIntegerField(null=True, blank=True)
+    tokens_per_minute = models.PositiveIntegerField(null=True, blank=True)
+    price_input_per_million = models.DecimalField(max_digits=10, decimal_places=4, default=0)
+    price_output_per_million = models.DecimalField(max_digits=10, decimal_places=4, default=0)
+
+    def __str__(self) -> str:
+        return f"{self.judge.name} ({self.provider}:{self.model})"
+
+
+class LLMResultStatus(models.TextChoices):
+    LABELLED = "labelled", "Labelled"
+    PARSE_ERROR = "parse_error", "Parse error"
+    ERROR = "error", "Error"
+
+
+class LLMResult(models.Model):
+    """One (judge, prompt version, pair) result with its call record. Unique: a pair is never paid twice."""
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="llm_results")
+    prompt_version = models.CharField(max_length=32)
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="llm_results")
+    status = models.CharField(max_length=16, choices=LLMResultStatus.choices)
+    label = models.CharField(max_length=2, choices=Label.choices, blank=True, default="")
+    raw_output = models.TextField(blank=True, default="")
+    error = models.TextField(blank=True, default="")
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cost = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    attempts = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "prompt_version", "pair"], name="llmresult_unique"),
+            models.CheckConstraint(
+                condition=~models.Q(status="labelled") | ~models.Q(label=""), name="llmresult_labelled_has_label"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge_id}/{self.prompt_version}/{self.pair_id}: {self.status} {self.label}"
+

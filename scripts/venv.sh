@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Create .venv (Python 3.11) and install the pinned requirements given as $1 (base or test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+req="requirements/${1:-base}.txt"
+PY="${PYTHON:-python3.11}"
+command -v "$PY" >/dev/null 2>&1 || PY=python3
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+  .venv/bin/pip install -q --upgrade pip
+fi
+stamp=".venv/.installed-$(basename "$req" .txt)"
+if [ ! -f "$stamp" ] || [ "$req" -nt "$stamp" ] || [ requirements/base.txt -nt "$stamp" ]; then
+  .venv/bin/pip install -q -r "$req"
+  touch "$stamp"
+fi

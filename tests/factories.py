@@ -1,0 +1,104 @@
+"""Factories for the models; tests build what they need with these."""
+
+from __future__ import annotations
+
+import factory
+from django.contrib.auth.models import User
+
+from assess.models import Answer, Citation, Passage, Run, Sentence, Topic
+from judging.models import Judge, JudgeKind
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = User
+        django_get_or_create = ("username",)
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    password = factory.PostGenerationMethodCall("set_password", "pw-for-tests-1")
+
+
+class OrganizerFactory(UserFactory):
+    username = factory.Sequence(lambda n: f"organizer{n}")
+    is_staff = True
+
+
+class TopicFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Topic
+        django_get_or_create = ("topic_id",)
+
+    topic_id = factory.Sequence(lambda n: f"2024-{1000 + n}")
+    text = factory.Sequence(lambda n: f"question number {n}?")
+
+
+class PassageFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Passage
+        django_get_or_create = ("passage_id",)
+
+    passage_id = factory.Sequence(lambda n: f"msmarco_v2.1_doc_00_{n}#0_{n * 10}")
+    title = factory.Sequence(lambda n: f"Title {n}")
+    text = factory.Sequence(lambda n: f"Passage text number {n} about many things.")
+    has_text = True
+
+
+class RunFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Run
+        django_get_or_create = ("run_id",)
+
+    run_id = factory.Sequence(lambda n: f"team{n}.run{n}")
+    group = factory.Sequence(lambda n: f"team{n}")
+
+
+class AnswerFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Answer
+
+    run = factory.SubFactory(RunFactory)
+    topic = factory.SubFactory(TopicFactory)
+    references = factory.LazyFunction(list)
+
+
+class SentenceFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Sentence
+
+    answer = factory.SubFactory(AnswerFactory)
+    index = factory.Sequence(lambda n: n)
+    text = factory.Sequence(lambda n: f"Sentence {n} states a fact.")
+
+
+class CitationFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Citation
+
+    sentence = factory.SubFactory(SentenceFactory)
+    slot = 0
+    passage = factory.SubFactory(PassageFactory)
+    reference_index = 0
+
+
+class JudgeFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Judge
+        django_get_or_create = ("name",)
+
+    name = factory.Sequence(lambda n: f"judge{n}")
+    kind = JudgeKind.HUMAN
+
+
+def answer_build(*, run: Run, topic: Topic, sentences: list[tuple[str, list[Passage]]]) -> Answer:
+    """An answer whose sentences cite the given passages, in order (slot 0 first)."""
+    refs: list[str] = []
+    for _, passages in sentences:
+        for p in passages:
+            if p.passage_id not in refs:
+                refs.append(p.passage_id)
+    answer = Answer.objects.create(run=run, topic=topic, references=refs)
+    for i, (text, passages) in enumerate(sentences):
+        sentence = Sentence.objects.create(answer=answer, index=i, text=text)
+        for slot, p in enumerate(passages):
+            Citation.objects.create(sentence=sentence, slot=slot, passage=p, reference_index=refs.index(p.passage_id))
+    return answer
