@@ -119,8 +119,8 @@ def iter_lines(
     path = Path(path)
     size = path.stat().st_size
     total = total if total is not None else size
-    counter = _CountingReader(open(path, "rb"))
-    stream: IO[bytes] = gzip.GzipFile(fileobj=counter) if _is_gzip(path) else io.BufferedReader(counter)
+    counter = _CountingReader(open(path, "rb"))  # noqa: SIM115 - closed with `text` below
+    stream: Any = gzip.GzipFile(fileobj=counter) if _is_gzip(path) else io.BufferedReader(counter)
     text = io.TextIOWrapper(stream, encoding="utf-8", errors="strict", newline="")
     last_reported = 0
     number = 0

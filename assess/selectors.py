@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from assess.models import Answer, Citation, ImportJob, Passage, Run, Sentence, Topic
 
 
-def _count_per_run(qs: QuerySet, run_path: str) -> Subquery:
+def _count_per_run(qs: QuerySet[Any], run_path: str) -> Coalesce:
     counted = qs.filter(**{run_path: OuterRef("pk")}).order_by().values(run_path).annotate(n=Count("pk")).values("n")
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 

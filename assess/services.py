@@ -71,7 +71,9 @@ def topics_import(*, files: Iterable[InputFile | str | Path], progress: Progress
             if topic_id in where and rows[topic_id] != text:
                 first_file, first_line = where[topic_id]
                 report.error(
-                    f.name, number, "topic_id",
+                    f.name,
+                    number,
+                    "topic_id",
                     f"topic {topic_id!r} appears again with another text (first at {first_file}:{first_line})",
                 )
                 continue
@@ -85,7 +87,10 @@ def topics_import(*, files: Iterable[InputFile | str | Path], progress: Progress
         existing = set(Topic.objects.filter(topic_id__in=rows).values_list("topic_id", flat=True))
         Topic.objects.bulk_create(
             [Topic(topic_id=t, text=x) for t, x in rows.items()],
-            update_conflicts=True, unique_fields=["topic_id"], update_fields=["text"], batch_size=1000,
+            update_conflicts=True,
+            unique_fields=["topic_id"],
+            update_fields=["text"],
+            batch_size=1000,
         )
     report.add("topics", len(rows))
     report.add("topics_new", len(rows) - len(existing))
@@ -228,8 +233,11 @@ def _passages_upsert(report: ImportReport, rows: Iterable[PassageRow]) -> None:
     if not objs:
         return
     Passage.objects.bulk_create(
-        objs, update_conflicts=True, unique_fields=["passage_id"],
-        update_fields=["text", "title", "url", "headings", "has_text"], batch_size=1000,
+        objs,
+        update_conflicts=True,
+        unique_fields=["passage_id"],
+        update_fields=["text", "title", "url", "headings", "has_text"],
+        batch_size=1000,
     )
     report.add("passages", len(objs))
 
@@ -237,9 +245,7 @@ def _passages_upsert(report: ImportReport, rows: Iterable[PassageRow]) -> None:
 SEGMENT_ID = re.compile(r"^msmarco_v2\.1_doc_(?P<shard>\d+)_(?P<doc_offset>\d+)#(?P<index>\d+)_(?P<offset>\d+)$")
 
 
-def passages_fill_from_corpus(
-    *, corpus_dir: str | Path, progress: ProgressCallback | None = None
-) -> ImportReport:
+def passages_fill_from_corpus(*, corpus_dir: str | Path, progress: ProgressCallback | None = None) -> ImportReport:
     """Fill cited passages that have no text from an MS MARCO V2.1 segmented corpus directory.
 
     The segment id carries the byte offset of its line in its shard
@@ -261,8 +267,12 @@ def passages_fill_from_corpus(
     for shard, wanted in sorted(by_shard.items()):
         path = _shard_path(corpus, shard)
         if path is None:
-            report.warn(str(corpus), None, "shard", f"no shard file msmarco_v2.1_doc_segmented_{shard}.json; "
-                        f"{len(wanted)} passages left without text")
+            report.warn(
+                str(corpus),
+                None,
+                "shard",
+                f"no shard file msmarco_v2.1_doc_segmented_{shard}.json; {len(wanted)} passages left without text",
+            )
             done += len(wanted)
             continue
         with open(path, "rb") as fh:
@@ -379,7 +389,7 @@ def _topic_id_of(report: ImportReport, file: str, number: int, obj: dict[str, An
 
 def _parse_trec_line(report: ImportReport, file: str, number: int, obj: dict[str, Any]) -> ParsedAnswer | None:
     n_errors = len(report.errors)
-    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    metadata: dict[str, Any] = obj["metadata"] if isinstance(obj.get("metadata"), dict) else {}
     run_id = obj.get("run_id", metadata.get("run_id"))
     if run_id is None:
         report.error(file, number, "run_id", "missing field")
@@ -449,7 +459,9 @@ def _parse_trec_line(report: ImportReport, file: str, number: int, obj: dict[str
                 report.error(file, number, f"{where}.citations[{c}]", f"expected an integer index, got {idx!r}")
             elif not 0 <= idx < len(references):
                 report.error(
-                    file, number, f"{where}.citations[{c}]",
+                    file,
+                    number,
+                    f"{where}.citations[{c}]",
                     f"citation index {idx} is out of range ({len(references)} references)",
                 )
             elif isinstance(references[idx], str):
@@ -460,8 +472,13 @@ def _parse_trec_line(report: ImportReport, file: str, number: int, obj: dict[str
     if len(report.errors) > n_errors or topic_id is None or not isinstance(run_id, str):
         return None
     return ParsedAnswer(
-        line=number, run_id=run_id.strip(), topic_id=topic_id, topic_text=topic_text if isinstance(topic_text, str) else "",
-        references=[r for r in references if isinstance(r, str)], response_length=response_length, sentences=sentences,
+        line=number,
+        run_id=run_id.strip(),
+        topic_id=topic_id,
+        topic_text=topic_text if isinstance(topic_text, str) else "",
+        references=[r for r in references if isinstance(r, str)],
+        response_length=response_length,
+        sentences=sentences,
         group=metadata.get("team_id") if isinstance(metadata.get("team_id"), str) else None,
     )
 
@@ -528,8 +545,13 @@ def _parse_nist_line(report: ImportReport, file: str, number: int, obj: dict[str
     if len(report.errors) > n_errors or topic_id is None or not isinstance(run_id, str):
         return None
     return ParsedAnswer(
-        line=number, run_id=run_id.strip(), topic_id=topic_id, topic_text="", references=references,
-        response_length=None, sentences=[by_index[i] for i in sorted(by_index)],
+        line=number,
+        run_id=run_id.strip(),
+        topic_id=topic_id,
+        topic_text="",
+        references=references,
+        response_length=None,
+        sentences=[by_index[i] for i in sorted(by_index)],
     )
 
 
@@ -558,7 +580,11 @@ class _RunWriter:
         self.file_topics = {}
 
     def end_file(self, name: str) -> None:
-        if self.fmt == RunFormat.TREC and self.file_run_id is None and not any(e.file == name for e in self.report.errors):
+        if (
+            self.fmt == RunFormat.TREC
+            and self.file_run_id is None
+            and not any(e.file == name for e in self.report.errors)
+        ):
             self.report.error(name, None, "", "no answers found")
 
     def add(self, file: str, parsed: ParsedAnswer) -> None:
@@ -570,14 +596,18 @@ class _RunWriter:
                     return
             elif parsed.run_id != self.file_run_id:
                 report.error(
-                    file, parsed.line, "run_id",
+                    file,
+                    parsed.line,
+                    "run_id",
                     f"run_id changes within the file: {parsed.run_id!r} (line {self.file_first_line} has "
                     f"{self.file_run_id!r})",
                 )
                 return
             if parsed.topic_id in self.file_topics:
                 report.error(
-                    file, parsed.line, "topic_id",
+                    file,
+                    parsed.line,
+                    "topic_id",
                     f"topic {parsed.topic_id} answered twice in this run (first at line {self.file_topics[parsed.topic_id]})",
                 )
                 return
@@ -587,7 +617,9 @@ class _RunWriter:
             if key in self.nist_answers_seen:
                 first_file, first_line = self.nist_answers_seen[key]
                 report.error(
-                    file, parsed.line, "topic_id",
+                    file,
+                    parsed.line,
+                    "topic_id",
                     f"run {parsed.run_id} answers topic {parsed.topic_id} twice (first at {first_file}:{first_line})",
                 )
                 return
@@ -615,7 +647,9 @@ class _RunWriter:
                 clash = Answer.objects.filter(run=existing, topic__topic_id=parsed.topic_id).exists()
                 if clash and not opts.replace:
                     self.report.error(
-                        file, parsed.line, "run_id",
+                        file,
+                        parsed.line,
+                        "run_id",
                         f"run {parsed.run_id} already has an answer to topic {parsed.topic_id} (use --replace)",
                     )
                     return False
@@ -638,7 +672,11 @@ class _RunWriter:
         group = opts.group if opts.group is not None else (parsed.group or group_of_run_id(parsed.run_id))
         task = opts.task or Task.RAG
         self.runs[parsed.run_id] = Run.objects.create(
-            run_id=parsed.run_id, group=group, task=task, priority=opts.priority, source_file=file,
+            run_id=parsed.run_id,
+            group=group,
+            task=task,
+            priority=opts.priority,
+            source_file=file,
         )
         self.report.add("runs")
         return True
@@ -653,22 +691,25 @@ class _RunWriter:
                 run__run_id__in={p.run_id for p in batch}, topic_id__in={self.topics[p.topic_id] for p in batch}
             ).delete()
         cited = {pid for p in batch for _, cites in p.sentences for _, pid in cites}
-        Passage.objects.bulk_create(
-            [Passage(passage_id=pid) for pid in cited], ignore_conflicts=True, batch_size=2000
-        )
+        Passage.objects.bulk_create([Passage(passage_id=pid) for pid in cited], ignore_conflicts=True, batch_size=2000)
         passage_pk = dict(Passage.objects.filter(passage_id__in=cited).values_list("passage_id", "pk"))
         answers = Answer.objects.bulk_create(
             [
                 Answer(
-                    run=self.runs[p.run_id], topic_id=self.topics[p.topic_id], references=p.references,
+                    run=self.runs[p.run_id],
+                    topic_id=self.topics[p.topic_id],
+                    references=p.references,
                     response_length=p.response_length,
                 )
                 for p in batch
             ]
         )
         sentences = Sentence.objects.bulk_create(
-            [Sentence(answer=a, index=i, text=text) for a, p in zip(answers, batch, strict=True)
-             for i, (text, _) in enumerate(p.sentences)],
+            [
+                Sentence(answer=a, index=i, text=text)
+                for a, p in zip(answers, batch, strict=True)
+                for i, (text, _) in enumerate(p.sentences)
+            ],
             batch_size=5000,
         )
         citations: list[Citation] = []

@@ -1,8 +1,6 @@
 from __future__ import annotations
 
-from django.urls import URLPattern, path
-
-from assess import views
+from django.urls import URLPattern
 
 app_name = "assess"
 urlpatterns: list[URLPattern] = []

@@ -2,12 +2,12 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from assess import views as assess_views
 
-api_patterns = [
+api_patterns: list[URLPattern | URLResolver] = [
     path("", include("assess.api_urls")),
     path("", include("judging.api_urls")),
     path("", include("metrics.api_urls")),

@@ -66,7 +66,11 @@ class Campaign(models.Model):
     depth = models.PositiveSmallIntegerField(default=1, help_text="Citations judged per sentence (1 = sparse).")
     guidelines = models.TextField(blank=True, default="")
     post_edit_judge = models.ForeignKey(
-        Judge, null=True, blank=True, on_delete=models.SET_NULL, related_name="post_edit_campaigns",
+        Judge,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="post_edit_campaigns",
         help_text="The LLM judge whose labels post-editing shows.",
     )
     highlight_evidence = models.BooleanField(default=False)
@@ -118,9 +122,7 @@ class Assignment(models.Model):
     class Meta:
         ordering = ["assessor_id", "order", "pk"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["campaign", "assessor", "topic", "condition"], name="assignment_unique"
-            ),
+            models.UniqueConstraint(fields=["campaign", "assessor", "topic", "condition"], name="assignment_unique"),
         ]
 
     def __str__(self) -> str:
@@ -135,7 +137,9 @@ class Judgment(models.Model):
     citation = models.ForeignKey(Citation, null=True, blank=True, on_delete=models.PROTECT, related_name="judgments")
     label = models.CharField(max_length=2, choices=Label.choices)
     condition = models.CharField(max_length=16, choices=Condition.choices, blank=True, default="")
-    assignment = models.ForeignKey(Assignment, null=True, blank=True, on_delete=models.PROTECT, related_name="judgments")
+    assignment = models.ForeignKey(
+        Assignment, null=True, blank=True, on_delete=models.PROTECT, related_name="judgments"
+    )
     shown_label = models.CharField(max_length=2, choices=Label.choices, blank=True, default="")
     label_changed = models.BooleanField(null=True, blank=True)
     seconds = models.FloatField(null=True, blank=True)
@@ -220,4 +224,3 @@ class LLMResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judge_id}/{self.prompt_version}/{self.pair_id}: {self.status} {self.label}"
-

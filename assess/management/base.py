@@ -13,7 +13,9 @@ from assess.reading import ImportRejected, ImportReport
 
 
 @contextmanager
-def progress_bar(command: BaseCommand, *, unit: str = "B", desc: str = "import") -> Iterator[Callable[[int, int], None]]:
+def progress_bar(
+    command: BaseCommand, *, unit: str = "B", desc: str = "import"
+) -> Iterator[Callable[[int, int], None]]:
     """A tqdm bar on stderr, fed by the importers' (done, total) callback; silent at verbosity 0."""
     verbosity = getattr(command, "verbosity", 1)
     bar: Any = None
@@ -52,8 +54,6 @@ def run_import(command: BaseCommand, fn: Callable[..., ImportReport], **kwargs: 
     except ImportRejected as exc:
         for error in exc.report.errors:
             command.stderr.write(command.style.ERROR(f"error: {error}"))
-        raise CommandError(
-            f"rejected: {len(exc.report.errors)} error(s); nothing was imported"
-        ) from exc
+        raise CommandError(f"rejected: {len(exc.report.errors)} error(s); nothing was imported") from exc
     print_report(command, report)
     return report

@@ -32,8 +32,11 @@ class Command(BaseCommand):
             files=options["files"],
             fmt=options["format"],
             options=RunOptions(
-                group=options["group"], task=options["task"], priority=options["priority"],
-                replace=options["replace"], topics=topics,
+                group=options["group"],
+                task=options["task"],
+                priority=options["priority"],
+                replace=options["replace"],
+                topics=topics,
             ),
             verbosity=options["verbosity"],
         )

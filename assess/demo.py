@@ -1,0 +1,54 @@
+"""The demo set of DESIGN §8 / issue 2: real TREC 2024 RAG files for two topics, and two accounts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from django.conf import settings
+from django.contrib.auth.models import User
+
+from assess.models import Answer
+from assess.services import RunFormat, RunOptions, passages_import, runs_import, topics_import
+
+DEMO_TOPICS = ("2024-32912", "2024-129925")
+ORGANIZER = ("organizer", "organizer-demo")
+ASSESSOR = ("assessor", "assessor-demo")
+
+
+def data_dir() -> Path:
+    return Path(getattr(settings, "DEMO_DATA_DIR", settings.BASE_DIR.parent / "shared" / "data" / "trec-rag-2024"))
+
+
+def users_ensure() -> tuple[User, User]:
+    organizer, _ = User.objects.get_or_create(username=ORGANIZER[0], defaults={"is_staff": True, "is_superuser": True})
+    organizer.is_staff = organizer.is_superuser = True
+    organizer.set_password(ORGANIZER[1])
+    organizer.save()
+    assessor, _ = User.objects.get_or_create(username=ASSESSOR[0])
+    assessor.set_password(ASSESSOR[1])
+    assessor.save()
+    return organizer, assessor
+
+
+def load(out: TextIO) -> None:
+    """Load the demo material once; a second call only resets the demo passwords."""
+    data = data_dir()
+    users_ensure()
+    if Answer.objects.exists():
+        out.write("demo material already loaded\n")
+        return
+    nist = data / "nist-support"
+    topics_import(files=[data / "topics.rag24.test.txt"])
+    runs_import(
+        files=[
+            nist / "final.citation_judgments_without_prediction.20241025.jsonl",
+            nist / "final.citation_judgments_Webassess.20241031.jsonl",
+        ],
+        fmt=RunFormat.NIST,
+        options=RunOptions(task="AG", topics=frozenset(DEMO_TOPICS)),
+    )
+    for i, path in enumerate(sorted((data / "runs").glob("*.jsonl.fixed")), start=1):
+        runs_import(files=[path], options=RunOptions(group="coordinators", task="RAG", priority=i))
+    passages_import(files=[data / "segments" / "nist-cited-segments.jsonl"])
+    out.write(f"loaded topics, the 45 NIST runs for topics {', '.join(DEMO_TOPICS)}, 3 organizer runs, passages\n")
