@@ -143,6 +143,18 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # The Redis used for cross-worker state (rate limits, progress); none in the embedded default.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
+# Import progress is written here by the worker and read by the pages: it must be shared across processes.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "assess",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "assess"}}
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
