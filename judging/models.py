@@ -194,6 +194,8 @@ class LLMResultStatus(models.TextChoices):
     LABELLED = "labelled", "Labelled"
     PARSE_ERROR = "parse_error", "Parse error"
     ERROR = "error", "Error"
+    # Claimed by a worker whose call is in flight; reclaimable once stale (the worker died).
+    PENDING = "pending", "Pending"
 
 
 class LLMResult(models.Model):
@@ -211,6 +213,7 @@ class LLMResult(models.Model):
     output_tokens = models.PositiveIntegerField(default=0)
     cost = models.DecimalField(max_digits=12, decimal_places=6, default=0)
     attempts = models.PositiveIntegerField(default=1)
+    claim = models.UUIDField(null=True, blank=True, help_text="The task execution that owns a pending call.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -224,3 +227,41 @@ class LLMResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judge_id}/{self.prompt_version}/{self.pair_id}: {self.status} {self.label}"
+
+
+class PrelabelMode(models.TextChoices):
+    LIVE = "live", "Live calls"
+    BATCH = "batch", "Batch API"
+
+
+class PrelabelStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class PrelabelJob(models.Model):
+    """One pre-labelling of a campaign's pairs by an LLM judge; progress is read from its LLMResult rows."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="prelabel_jobs")
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="prelabel_jobs")
+    prompt_version = models.CharField(max_length=32)
+    mode = models.CharField(max_length=8, choices=PrelabelMode.choices, default=PrelabelMode.LIVE)
+    status = models.CharField(max_length=8, choices=PrelabelStatus.choices, default=PrelabelStatus.PENDING)
+    retry_errors = models.BooleanField(default=False, help_text="Also call again the pairs whose call failed.")
+    total = models.PositiveIntegerField(default=0)
+    chunks = models.PositiveIntegerField(default=0)
+    message = models.TextField(blank=True, default="")
+    batch_id = models.CharField(max_length=128, blank=True, default="")
+    batch_status = models.CharField(max_length=32, blank=True, default="")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"prelabel #{self.pk} {self.campaign_id}/{self.judge_id} ({self.status})"
