@@ -63,3 +63,15 @@ def counts() -> dict[str, int]:
         "passages_with_text": Passage.objects.filter(has_text=True).count(),
         "passages_missing": passages_missing_text().count(),
     }
+
+
+def passages_missing_with_citations(*, limit: int) -> list[Passage]:
+    """The first `limit` passages without text, each with how many citations and runs point to it."""
+    return list(
+        passages_missing_text()
+        .annotate(
+            citations_count=Count("citations", distinct=True),
+            runs_count=Count("citations__sentence__answer__run", distinct=True),
+        )
+        .order_by("passage_id")[:limit]
+    )

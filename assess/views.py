@@ -1,10 +1,138 @@
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from collections.abc import Callable, Iterator
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+from django_htmx.middleware import HtmxDetails
+
+from assess import selectors
+from assess.forms import CorpusFillForm, UploadForm
+from assess.import_jobs import import_job_create, import_job_progress
+from assess.models import ImportJob, ImportKind, ImportStatus
+
+MISSING_SHOWN = 200
+
+View = Callable[..., HttpResponseBase]
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
 
 
 def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect("login")
     return redirect("assess:dashboard" if request.user.is_staff else "judging:queue")
+
+
+def organizer_required(view: View) -> View:
+    """Anonymous users go to the login page; signed-in users who are not staff get 403."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not (request.user.is_active and request.user.is_staff):
+            raise PermissionDenied("organizers only")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+@require_GET
+@organizer_required
+def dashboard(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "assess/dashboard.html",
+        {"counts": selectors.counts(), "jobs": selectors.import_job_list(limit=10)},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@organizer_required
+def upload(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        form = UploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            job = import_job_create(
+                kind=form.cleaned_data["kind"],
+                uploaded_files=form.cleaned_data["uploads"],
+                options=form.options(),
+                user=request.user,
+            )
+            return redirect("assess:job", job_id=job.pk)
+    else:
+        form = UploadForm(initial={"kind": request.GET.get("kind") or ImportKind.RUNS})
+    return render(request, "assess/upload.html", {"form": form})
+
+
+@require_GET
+@organizer_required
+def job(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
+    import_job = get_object_or_404(ImportJob.objects.select_related("created_by"), pk=job_id)
+    context = {
+        "job": import_job,
+        "progress": import_job_progress(import_job),
+        "running": import_job.status in (ImportStatus.PENDING, ImportStatus.RUNNING),
+    }
+    template = "assess/job.html#job-status" if request.htmx else "assess/job.html"
+    return render(request, template, context)
+
+
+@require_GET
+@organizer_required
+def runs(request: HttpRequest) -> HttpResponse:
+    return render(request, "assess/runs.html", {"runs": selectors.run_list()})
+
+
+@require_GET
+@organizer_required
+def topics(request: HttpRequest) -> HttpResponse:
+    return render(request, "assess/topics.html", {"topics": selectors.topic_list()})
+
+
+@require_http_methods(["GET", "POST"])
+@organizer_required
+def missing(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        form = CorpusFillForm(request.POST)
+        if form.is_valid():
+            fill = import_job_create(
+                kind=ImportKind.PASSAGES,
+                uploaded_files=[],
+                options={"corpus_dir": form.cleaned_data["corpus_dir"]},
+                user=request.user,
+            )
+            return redirect("assess:job", job_id=fill.pk)
+    else:
+        form = CorpusFillForm()
+    passages = selectors.passages_missing_text()
+    return render(
+        request,
+        "assess/missing.html",
+        {
+            "count": passages.count(),
+            "passages": selectors.passages_missing_with_citations(limit=MISSING_SHOWN),
+            "shown": MISSING_SHOWN,
+            "form": form,
+        },
+    )
+
+
+@require_GET
+@organizer_required
+def missing_ids(request: HttpRequest) -> StreamingHttpResponse:
+    def lines() -> Iterator[str]:
+        for passage_id in selectors.passages_missing_text().values_list("passage_id", flat=True).iterator(5000):
+            yield passage_id + "\n"
+
+    response = StreamingHttpResponse(lines(), content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="ids.txt"'
+    return response
