@@ -1,0 +1,159 @@
+"""One judge call per pair, with our own retries: exponential backoff with jitter, Retry-After honoured.
+
+Runs in worker threads and touches no database; the caller writes the outcomes.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, cast
+
+import openai
+from openai import OpenAI
+
+from judging.llm import ratelimit
+from judging.llm.parse import label_parse
+from judging.models import LLMResultStatus
+
+RETRYABLE_STATUS = {408, 409, 429}
+RETRY_AFTER_CAP = 120.0
+
+
+@dataclass(frozen=True)
+class CallRequest:
+    pair_id: int
+    messages: list[dict[str, str]]
+    estimated_tokens: int
+
+
+@dataclass
+class CallOutcome:
+    pair_id: int
+    status: str
+    label: str = ""
+    raw_output: str = ""
+    error: str = ""
+    latency_ms: int | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    attempts: int = 0
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 5
+    backoff_base: float = 1.0
+    backoff_cap: float = 60.0
+
+    def backoff(self, attempt: int) -> float:
+        """Equal jitter: half the exponential delay, plus up to as much again at random."""
+        delay = min(self.backoff_cap, self.backoff_base * 2 ** (attempt - 1))
+        return delay / 2 + random.uniform(0, delay / 2)
+
+
+def outcome_from_text(*, pair_id: int, text: str, input_tokens: int, output_tokens: int) -> CallOutcome:
+    label = label_parse(text)
+    return CallOutcome(
+        pair_id=pair_id,
+        status=LLMResultStatus.LABELLED if label else LLMResultStatus.PARSE_ERROR,
+        label=label or "",
+        raw_output=text,
+        error="" if label else "the reply names none of Full, Partial or No Support",
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+    )
+
+
+def retry_after_seconds(error: openai.APIStatusError) -> float | None:
+    headers = error.response.headers
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return min(RETRY_AFTER_CAP, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return min(RETRY_AFTER_CAP, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        return None if parsed is None else max(0.0, min(RETRY_AFTER_CAP, parsed.timestamp() - time.time()))
+
+
+def is_transient(error: Exception) -> bool:
+    if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    if isinstance(error, openai.APIStatusError):
+        return error.status_code in RETRYABLE_STATUS or error.status_code >= 500
+    return False
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, openai.APIStatusError):
+        return f"HTTP {error.status_code}: {error.message}"[:2000]
+    return f"{type(error).__name__}: {error}"[:2000]
+
+
+class Caller:
+    """Calls one judge; shared by the threads of a chunk (the SDK client is thread-safe)."""
+
+    def __init__(
+        self,
+        *,
+        client: OpenAI,
+        model: str,
+        temperature: float,
+        budget: ratelimit.Budget,
+        policy: RetryPolicy,
+        stop: threading.Event | None = None,
+    ) -> None:
+        self.client = client
+        self.model = model
+        self.temperature = temperature
+        self.budget = budget
+        self.policy = policy
+        self.stop = stop or threading.Event()
+
+    def _sleep(self, seconds: float) -> None:
+        if self.stop.wait(seconds):
+            raise InterruptedError("stopped")
+
+    def call(self, request: CallRequest) -> CallOutcome:
+        last_error = ""
+        for attempt in range(1, self.policy.max_attempts + 1):
+            if self.stop.is_set():
+                return CallOutcome(request.pair_id, LLMResultStatus.ERROR, error="stopped", attempts=attempt - 1)
+            ratelimit.acquire(self.budget, tokens=request.estimated_tokens, stop=self.stop)
+            started = time.monotonic()
+            try:
+                response: Any = self.client.chat.completions.create(
+                    model=self.model, messages=cast(Any, request.messages), temperature=self.temperature
+                )
+            except Exception as error:
+                last_error = _describe(error)
+                if not is_transient(error) or attempt == self.policy.max_attempts:
+                    return CallOutcome(request.pair_id, LLMResultStatus.ERROR, error=last_error, attempts=attempt)
+                wait = retry_after_seconds(error) if isinstance(error, openai.APIStatusError) else None
+                self._sleep(wait + random.uniform(0, 0.1) if wait is not None else self.policy.backoff(attempt))
+                continue
+            latency_ms = int((time.monotonic() - started) * 1000)
+            usage = getattr(response, "usage", None)
+            text = ""
+            if response.choices:
+                text = response.choices[0].message.content or ""
+            outcome = outcome_from_text(
+                pair_id=request.pair_id,
+                text=text,
+                input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            )
+            outcome.latency_ms = latency_ms
+            outcome.attempts = attempt
+            return outcome
+        return CallOutcome(request.pair_id, LLMResultStatus.ERROR, error=last_error, attempts=self.policy.max_attempts)

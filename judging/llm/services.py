@@ -1,0 +1,442 @@
+"""Writes for LLM pre-labelling: judges, jobs, claims and results (issue 4).
+
+A result is keyed by (judge, prompt version, pair). A worker first *claims* the pairs of its chunk
+(inserting `pending` rows, or taking over stale ones), calls only for what it claimed, and writes each
+outcome under that claim. So a re-run, a duplicate delivery or a restarted worker never pays twice
+for a pair: finished rows are never claimed again (errors only when asked to retry them).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from judging.llm import ratelimit
+from judging.llm.calls import Caller, CallOutcome, CallRequest, RetryPolicy
+from judging.llm.client import ProviderNotConfigured, client_for, provider_check
+from judging.llm.prompt import CURRENT_VERSION, PROMPTS, citation_text, messages_for
+from judging.models import (
+    Campaign,
+    CampaignPair,
+    Judge,
+    JudgeKind,
+    Judgment,
+    LLMJudge,
+    LLMResult,
+    LLMResultStatus,
+    Pair,
+    PrelabelJob,
+    PrelabelMode,
+    PrelabelStatus,
+    Provider,
+)
+
+logger = logging.getLogger(__name__)
+
+FINAL = (LLMResultStatus.LABELLED, LLMResultStatus.PARSE_ERROR)
+BATCH_PRICE_FACTOR = Decimal("0.5")
+
+
+class PrelabelError(ValueError):
+    """A request an organizer can correct (unknown judge, imported label source, missing key)."""
+
+
+# -- judges ---------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def llm_judge_create(
+    *,
+    name: str,
+    model: str,
+    provider: str = Provider.OPENAI,
+    base_url: str = "",
+    prompt_version: str = CURRENT_VERSION,
+    temperature: float = 0.0,
+    max_concurrency: int = 8,
+    requests_per_minute: int | None = None,
+    tokens_per_minute: int | None = None,
+    price_input_per_million: Decimal | float | str = 0,
+    price_output_per_million: Decimal | float | str = 0,
+) -> LLMJudge:
+    """A judge that can be called. An imported LLM label source of the same name gets this configuration."""
+    name = name.strip()
+    if not name or not model.strip():
+        raise PrelabelError("an LLM judge needs a name and a model")
+    if provider not in Provider.values:
+        raise PrelabelError(f"unknown provider {provider!r}; one of {', '.join(Provider.values)}")
+    if prompt_version not in PROMPTS:
+        raise PrelabelError(f"unknown prompt version {prompt_version!r}; known: {', '.join(PROMPTS)}")
+    if max_concurrency < 1:
+        raise PrelabelError("maximum concurrency must be at least 1")
+    judge, _ = Judge.objects.get_or_create(name=name, defaults={"kind": JudgeKind.LLM})
+    if judge.kind != JudgeKind.LLM:
+        raise PrelabelError(f"{name!r} is a human judge")
+    if LLMJudge.objects.filter(judge=judge).exists():
+        raise PrelabelError(f"the LLM judge {name!r} already exists")
+    return LLMJudge.objects.create(
+        judge=judge,
+        provider=provider,
+        base_url=base_url.strip(),
+        model=model.strip(),
+        prompt_version=prompt_version,
+        temperature=temperature,
+        max_concurrency=max_concurrency,
+        requests_per_minute=requests_per_minute or None,
+        tokens_per_minute=tokens_per_minute or None,
+        price_input_per_million=Decimal(str(price_input_per_million)),
+        price_output_per_million=Decimal(str(price_output_per_million)),
+    )
+
+
+def campaign_post_edit_judge_set(*, campaign: Campaign, judge: Judge) -> Campaign:
+    if judge.kind != JudgeKind.LLM:
+        raise PrelabelError("post-editing shows an LLM judge's labels")
+    campaign.post_edit_judge = judge
+    campaign.save(update_fields=["post_edit_judge"])
+    return campaign
+
+
+# -- jobs -----------------------------------------------------------------------------------------
+
+
+def campaign_pair_ids(campaign: Campaign) -> list[int]:
+    return list(
+        CampaignPair.objects.filter(campaign=campaign).order_by("pair_id").values_list("pair_id", flat=True).distinct()
+    )
+
+
+def llm_config(judge: Judge) -> LLMJudge:
+    try:
+        return judge.llm
+    except LLMJudge.DoesNotExist:
+        raise PrelabelError(
+            f"{judge.name!r} is an imported label source with no call configuration; there is nothing to call"
+        ) from None
+
+
+def prelabel_job_create(
+    *,
+    campaign: Campaign,
+    judge: Judge,
+    mode: str = PrelabelMode.LIVE,
+    retry_errors: bool = False,
+    created_by: User | None = None,
+    enqueue: bool = True,
+) -> PrelabelJob:
+    """Record a job and, after commit, start it on a worker (in process in the embedded default)."""
+    llm = llm_config(judge)
+    try:
+        provider_check(llm)
+    except ProviderNotConfigured as error:
+        raise PrelabelError(str(error)) from None
+    if mode not in PrelabelMode.values:
+        raise PrelabelError(f"unknown mode {mode!r}")
+    pair_ids = campaign_pair_ids(campaign)
+    if not pair_ids:
+        raise PrelabelError(f"campaign {campaign.name!r} has no pairs yet: build it first")
+    with transaction.atomic():
+        job = PrelabelJob.objects.create(
+            campaign=campaign,
+            judge=judge,
+            prompt_version=llm.prompt_version,
+            mode=mode,
+            retry_errors=retry_errors,
+            total=len(pair_ids),
+            created_by=created_by,
+        )
+        if enqueue:
+            from judging.tasks import prelabel_job_run as run_task
+
+            transaction.on_commit(lambda: run_task.delay(job.pk))
+    return job
+
+
+def prelabel_retry_errors(*, job: PrelabelJob, created_by: User | None = None) -> PrelabelJob:
+    """A new job over the same campaign and judge that calls again only the pairs whose call failed."""
+    return prelabel_job_create(
+        campaign=job.campaign, judge=job.judge, mode=job.mode, retry_errors=True, created_by=created_by
+    )
+
+
+def chunk_size_for(llm: LLMJudge) -> int:
+    configured = getattr(settings, "LLM_CHUNK_SIZE", None)
+    return int(configured) if configured else max(100, llm.max_concurrency * 16)
+
+
+def pairs_to_do(*, job: PrelabelJob) -> list[int]:
+    """Pairs of the campaign without a finished result for this judge and prompt version."""
+    done = Q(status__in=FINAL)
+    if not job.retry_errors:
+        done |= Q(status=LLMResultStatus.ERROR)
+    finished = set(
+        LLMResult.objects.filter(done, judge=job.judge, prompt_version=job.prompt_version).values_list(
+            "pair_id", flat=True
+        )
+    )
+    return [pid for pid in campaign_pair_ids(job.campaign) if pid not in finished]
+
+
+def prelabel_job_run(*, job: PrelabelJob, chunk_size: int | None = None, dispatch: bool = True) -> list[list[int]]:
+    """Split the job into chunks and enqueue them (or, for batch mode, submit the batch). Returns the chunks."""
+    if job.status in (PrelabelStatus.DONE, PrelabelStatus.FAILED):
+        return []
+    llm = llm_config(job.judge)
+    todo = pairs_to_do(job=job)
+    now = timezone.now()
+    if not todo:
+        PrelabelJob.objects.filter(pk=job.pk).update(
+            status=PrelabelStatus.DONE, started_at=job.started_at or now, finished_at=now, chunks=0
+        )
+        job.refresh_from_db()
+        return []
+    size = chunk_size or chunk_size_for(llm)
+    chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
+    job.status = PrelabelStatus.RUNNING
+    job.started_at = job.started_at or now
+    job.chunks = 1 if job.mode == PrelabelMode.BATCH else len(chunks)
+    job.save(update_fields=["status", "started_at", "chunks"])
+    if not dispatch:
+        return chunks
+    from judging.tasks import prelabel_batch_submit, prelabel_chunk
+
+    if job.mode == PrelabelMode.BATCH:
+        prelabel_batch_submit.delay(job.pk)
+    else:
+        for chunk in chunks:
+            prelabel_chunk.delay(job.pk, chunk)
+    return chunks
+
+
+def prelabel_job_fail(*, job: PrelabelJob, message: str) -> None:
+    PrelabelJob.objects.filter(pk=job.pk).update(
+        status=PrelabelStatus.FAILED, message=message[:4000], finished_at=timezone.now()
+    )
+
+
+def prelabel_job_refresh(*, job: PrelabelJob) -> PrelabelJob:
+    """Mark a live job done once none of its pairs is left unprocessed or in flight."""
+    job.refresh_from_db()
+    if job.status != PrelabelStatus.RUNNING or job.mode != PrelabelMode.LIVE:
+        return job
+    if not pairs_unfinished(job=job):
+        PrelabelJob.objects.filter(pk=job.pk, status=PrelabelStatus.RUNNING).update(
+            status=PrelabelStatus.DONE, finished_at=timezone.now()
+        )
+        job.refresh_from_db()
+    return job
+
+
+def pairs_unfinished(*, job: PrelabelJob) -> int:
+    settled = LLMResult.objects.filter(
+        judge=job.judge,
+        prompt_version=job.prompt_version,
+        pair_id__in=CampaignPair.objects.filter(campaign=job.campaign).values("pair_id"),
+        status__in=(*FINAL, LLMResultStatus.ERROR),
+    ).count()
+    if job.retry_errors:
+        # Errors older than the job are still to be retried.
+        settled -= LLMResult.objects.filter(
+            judge=job.judge,
+            prompt_version=job.prompt_version,
+            pair_id__in=CampaignPair.objects.filter(campaign=job.campaign).values("pair_id"),
+            status=LLMResultStatus.ERROR,
+            updated_at__lt=job.created_at,
+        ).count()
+    return max(0, job.total - settled)
+
+
+# -- claims and results ---------------------------------------------------------------------------
+
+
+def stale_after() -> timedelta:
+    return timedelta(seconds=float(getattr(settings, "LLM_CLAIM_STALE_SECONDS", 900)))
+
+
+def results_claim(
+    *, judge: Judge, prompt_version: str, pair_ids: Sequence[int], claim: uuid.UUID, retry_errors: bool = False
+) -> tuple[list[int], int]:
+    """Claim the pairs that nobody finished or holds; return (claimed pair ids, pairs held by a live claim)."""
+    now = timezone.now()
+    LLMResult.objects.bulk_create(
+        [
+            LLMResult(
+                judge=judge,
+                prompt_version=prompt_version,
+                pair_id=pid,
+                status=LLMResultStatus.PENDING,
+                claim=claim,
+                attempts=0,
+            )
+            for pid in pair_ids
+        ],
+        ignore_conflicts=True,
+        batch_size=1000,
+    )
+    claimable = Q(status=LLMResultStatus.PENDING, updated_at__lt=now - stale_after())
+    if retry_errors:
+        claimable |= Q(status=LLMResultStatus.ERROR)
+    mine = LLMResult.objects.filter(judge=judge, prompt_version=prompt_version, pair_id__in=pair_ids)
+    mine.filter(claimable).exclude(claim=claim).update(status=LLMResultStatus.PENDING, claim=claim, updated_at=now)
+    claimed = list(mine.filter(status=LLMResultStatus.PENDING, claim=claim).values_list("pair_id", flat=True))
+    held = mine.filter(status=LLMResultStatus.PENDING).exclude(claim=claim).count()
+    return claimed, held
+
+
+def cost_of(llm: LLMJudge, *, input_tokens: int, output_tokens: int, batch: bool = False) -> Decimal:
+    cost = (
+        Decimal(input_tokens) * llm.price_input_per_million + Decimal(output_tokens) * llm.price_output_per_million
+    ) / Decimal(1_000_000)
+    if batch:
+        cost *= BATCH_PRICE_FACTOR
+    return cost.quantize(Decimal("0.000001"))
+
+
+@transaction.atomic
+def results_write(
+    *, llm: LLMJudge, prompt_version: str, claim: uuid.UUID, outcomes: Iterable[CallOutcome], batch: bool = False
+) -> int:
+    """Store outcomes under their claim; a labelled one also becomes a Judgment of the LLM judge.
+
+    An outcome whose claim was lost (a stale claim taken over) is dropped: the new owner writes it.
+    """
+    now = timezone.now()
+    judgments: list[Judgment] = []
+    written = 0
+    for outcome in outcomes:
+        updated = LLMResult.objects.filter(
+            judge_id=llm.judge_id,
+            prompt_version=prompt_version,
+            pair_id=outcome.pair_id,
+            status=LLMResultStatus.PENDING,
+            claim=claim,
+        ).update(
+            status=outcome.status,
+            label=outcome.label,
+            raw_output=outcome.raw_output[:20000],
+            error=outcome.error,
+            latency_ms=outcome.latency_ms,
+            input_tokens=outcome.input_tokens,
+            output_tokens=outcome.output_tokens,
+            cost=cost_of(llm, input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens, batch=batch),
+            attempts=F("attempts") + outcome.attempts,
+            claim=None,
+            updated_at=now,
+        )
+        written += updated
+        if updated and outcome.status == LLMResultStatus.LABELLED:
+            judgments.append(
+                Judgment(judge_id=llm.judge_id, pair_id=outcome.pair_id, label=outcome.label, condition="")
+            )
+    Judgment.objects.bulk_create(judgments)
+    return written
+
+
+def call_requests(*, prompt_version: str, pair_ids: Sequence[int]) -> list[CallRequest]:
+    requests = []
+    for pair in Pair.objects.filter(pk__in=pair_ids).select_related("passage").order_by("pk"):
+        messages = messages_for(version=prompt_version, statement=pair.text, citation=citation_text(pair.passage))
+        # About four characters a token, plus room for the short reply: what the TPM budget is charged.
+        estimated = sum(len(m["content"]) for m in messages) // 4 + 16
+        requests.append(CallRequest(pair_id=pair.pk, messages=messages, estimated_tokens=estimated))
+    return requests
+
+
+def retry_policy() -> RetryPolicy:
+    return RetryPolicy(
+        max_attempts=int(getattr(settings, "LLM_MAX_ATTEMPTS", 5)),
+        backoff_base=float(getattr(settings, "LLM_BACKOFF_BASE_SECONDS", 1.0)),
+        backoff_cap=float(getattr(settings, "LLM_BACKOFF_CAP_SECONDS", 60.0)),
+    )
+
+
+@dataclass
+class ChunkSummary:
+    claimed: int = 0
+    held_elsewhere: int = 0
+    written: int = 0
+
+
+def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every: float = 0.25) -> ChunkSummary:
+    """Claim the chunk's pairs and call the judge for them, `max_concurrency` calls at a time.
+
+    Worker threads only talk HTTP; this thread writes outcomes in small batches as they arrive.
+    """
+    llm = llm_config(job.judge)
+    claim = uuid.uuid4()
+    claimed, held = results_claim(
+        judge=job.judge,
+        prompt_version=job.prompt_version,
+        pair_ids=pair_ids,
+        claim=claim,
+        retry_errors=job.retry_errors,
+    )
+    summary = ChunkSummary(claimed=len(claimed), held_elsewhere=held)
+    if not claimed:
+        prelabel_job_refresh(job=job)
+        return summary
+    requests = call_requests(prompt_version=job.prompt_version, pair_ids=claimed)
+    stop = threading.Event()
+    caller = Caller(
+        client=client_for(llm),
+        model=llm.model,
+        temperature=llm.temperature,
+        budget=ratelimit.Budget(
+            key=job.judge.name, requests_per_minute=llm.requests_per_minute, tokens_per_minute=llm.tokens_per_minute
+        ),
+        policy=retry_policy(),
+        stop=stop,
+    )
+    done: queue.SimpleQueue[CallOutcome | None] = queue.SimpleQueue()
+
+    def run(request: CallRequest) -> None:
+        try:
+            done.put(caller.call(request))
+        except InterruptedError:
+            done.put(None)  # left pending: a later run reclaims it once stale
+        except Exception as error:  # a bug must not leave the pair pending forever
+            logger.exception("judge call failed for pair %s", request.pair_id)
+            done.put(CallOutcome(request.pair_id, LLMResultStatus.ERROR, error=f"{type(error).__name__}: {error}"))
+
+    executor = ThreadPoolExecutor(max_workers=llm.max_concurrency, thread_name_prefix="llm-call")
+    futures: list[Future[None]] = [executor.submit(run, r) for r in requests]
+    buffer: list[CallOutcome] = []
+    received = 0
+    last_flush = time.monotonic()
+    try:
+        while received < len(futures):
+            try:
+                item = done.get(timeout=flush_every)
+                received += 1
+                if item is not None:
+                    buffer.append(item)
+            except queue.Empty:
+                pass
+            if buffer and (time.monotonic() - last_flush >= flush_every or received == len(futures)):
+                summary.written += results_write(
+                    llm=llm, prompt_version=job.prompt_version, claim=claim, outcomes=buffer
+                )
+                buffer = []
+                last_flush = time.monotonic()
+    finally:
+        stop.set()
+        executor.shutdown(wait=False, cancel_futures=True)
+        if buffer:
+            summary.written += results_write(llm=llm, prompt_version=job.prompt_version, claim=claim, outcomes=buffer)
+        caller.client.close()
+    prelabel_job_refresh(job=job)
+    return summary

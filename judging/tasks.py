@@ -1,0 +1,111 @@
+"""Celery tasks for LLM pre-labelling: thin, idempotent, acknowledged late, retried on transient errors."""
+
+from __future__ import annotations
+
+import time
+
+import openai
+import redis.exceptions
+from celery import current_app, shared_task
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+
+from judging.llm import batch, services
+from judging.models import PrelabelJob, PrelabelStatus
+
+# Infrastructure hiccups worth another try; the judge's own transient errors are retried per call.
+TRANSIENT = (OperationalError, InterfaceError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+BATCH_TRANSIENT = (*TRANSIENT, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
+
+
+def _job(job_id: int) -> PrelabelJob | None:
+    return PrelabelJob.objects.select_related("judge", "campaign").filter(pk=job_id).first()
+
+
+@shared_task(
+    autoretry_for=TRANSIENT,
+    soft_time_limit=300,
+    time_limit=360,
+    acks_late=True,
+    retry_backoff=True,
+    retry_jitter=True,
+    max_retries=5,
+)
+def prelabel_job_run(job_id: int) -> int:
+    job = _job(job_id)
+    if job is None:
+        return 0
+    try:
+        return len(services.prelabel_job_run(job=job))
+    except services.PrelabelError as error:
+        services.prelabel_job_fail(job=job, message=str(error))
+        return 0
+
+
+@shared_task(
+    autoretry_for=TRANSIENT,
+    soft_time_limit=1800,
+    time_limit=1900,
+    acks_late=True,
+    retry_backoff=True,
+    retry_jitter=True,
+    max_retries=5,
+)
+def prelabel_chunk(job_id: int, pair_ids: list[int], round: int = 0) -> int:
+    job = _job(job_id)
+    if job is None or job.status != PrelabelStatus.RUNNING:
+        return 0
+    summary = services.prelabel_chunk_run(job=job, pair_ids=pair_ids)
+    if summary.held_elsewhere and round < 3 and not current_app.conf.task_always_eager:
+        # Another execution holds some pairs (a duplicate delivery, or a worker that died): look again
+        # once its claim would be stale, so that a dead worker's pairs are not left pending.
+        countdown = services.stale_after().total_seconds() + 5
+        prelabel_chunk.apply_async((job_id, pair_ids, round + 1), countdown=countdown)
+    return summary.written
+
+
+@shared_task(
+    autoretry_for=BATCH_TRANSIENT,
+    soft_time_limit=600,
+    time_limit=660,
+    acks_late=True,
+    retry_backoff=True,
+    retry_jitter=True,
+    max_retries=5,
+)
+def prelabel_batch_submit(job_id: int) -> str:
+    job = _job(job_id)
+    if job is None or job.status != PrelabelStatus.RUNNING:
+        return ""
+    batch_id = batch.batch_submit(job=job, pair_ids=services.pairs_to_do(job=job))
+    if batch_id:
+        prelabel_batch_poll.apply_async((job_id,), countdown=poll_interval())
+    return batch_id
+
+
+def poll_interval() -> float:
+    return float(getattr(settings, "LLM_BATCH_POLL_SECONDS", 30))
+
+
+@shared_task(
+    autoretry_for=BATCH_TRANSIENT,
+    soft_time_limit=600,
+    time_limit=660,
+    acks_late=True,
+    retry_backoff=True,
+    retry_jitter=True,
+    max_retries=5,
+)
+def prelabel_batch_poll(job_id: int) -> bool:
+    job = _job(job_id)
+    if job is None or job.status != PrelabelStatus.RUNNING:
+        return True
+    if current_app.conf.task_always_eager:
+        # In process there is no later delivery to wait for: poll here until the batch ends.
+        while not batch.batch_poll(job=job):
+            time.sleep(poll_interval())
+        return True
+    if not batch.batch_poll(job=job):
+        prelabel_batch_poll.apply_async((job_id,), countdown=poll_interval())
+        return False
+    return True
