@@ -70,3 +70,25 @@ def browser_login(page: Any, live_server: Any, username: str, password: str = PA
     page.fill("input[name=password]", password)
     page.click("button[type=submit]")
     page.wait_for_load_state("networkidle")
+
+@pytest.fixture
+def fake_openai() -> Iterator[Any]:
+    """The OpenAI-compatible test server on 127.0.0.1 (tests/fake_openai.py); switch faults on `.switches`."""
+    from tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def llm_fast(settings: Any, monkeypatch: Any) -> Any:
+    """Short timeouts and backoff for LLM tests, and no provider keys from the machine's environment."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
+    settings.LLM_REQUEST_TIMEOUT = 1.0
+    settings.LLM_BACKOFF_BASE_SECONDS = 0.02
+    settings.LLM_BACKOFF_CAP_SECONDS = 0.2
+    settings.LLM_MAX_ATTEMPTS = 5
+    settings.LLM_BATCH_POLL_SECONDS = 0.05
+    settings.LLM_RATE_LIMIT_STORAGE = "memory://"
+    return settings

@@ -6,7 +6,7 @@ import factory
 from django.contrib.auth.models import User
 
 from assess.models import Answer, Citation, Passage, Run, Sentence, Topic
-from judging.models import Judge, JudgeKind
+from judging.models import Campaign, Judge, JudgeKind
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -102,3 +102,24 @@ def answer_build(*, run: Run, topic: Topic, sentences: list[tuple[str, list[Pass
         for slot, p in enumerate(passages):
             Citation.objects.create(sentence=sentence, slot=slot, passage=p, reference_index=refs.index(p.passage_id))
     return answer
+
+def llm_campaign_build(*, statements: list[str], name: str = "llm-campaign") -> Campaign:
+    """A campaign whose pool holds one pair per statement (each citing its own passage)."""
+    from judging.models import Campaign, CampaignPair
+    from judging.services import pairs_for_citations
+
+    topic = TopicFactory()
+    run = RunFactory()
+    passages = [PassageFactory() for _ in statements]
+    answer = answer_build(run=run, topic=topic, sentences=[(s, [p]) for s, p in zip(statements, passages, strict=True)])
+    citations = list(Citation.objects.filter(sentence__answer=answer).select_related("sentence"))
+    pairs = pairs_for_citations(citations=citations)
+    campaign = Campaign.objects.create(name=name, depth=1)
+    campaign.runs.add(run)
+    campaign.topics.add(topic)
+    CampaignPair.objects.bulk_create(
+        [CampaignPair(campaign=campaign, pair=pairs[c.pk], topic=topic, context_citation=c) for c in citations],
+        ignore_conflicts=True,
+    )
+    return campaign
+

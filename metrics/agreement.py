@@ -1,0 +1,97 @@
+"""Agreement between two judges (DESIGN §5): confusion matrix, exact agreement, Cohen's κ, Kendall τ-b.
+
+Pure functions over plain data; the statistics are scikit-learn's and scipy's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from scipy.stats import kendalltau
+from sklearn.metrics import cohen_kappa_score, confusion_matrix
+
+from metrics.scores import LABELS
+
+
+def _finite(value: float) -> float | None:
+    return None if value is None or math.isnan(value) else float(value)
+
+
+@dataclass(frozen=True)
+class LabelAgreement:
+    labels: tuple[str, ...]  # row and column order of the matrix: NS, PS, FS
+    n: int
+    matrix: list[list[int]]  # rows: judge a, columns: judge b
+    matrix_percent: list[list[float]]
+    agreement: float | None
+    kappa: float | None
+    kappa_linear: float | None
+    distribution_a: dict[str, int]
+    distribution_b: dict[str, int]
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def label_agreement(a: Sequence[str], b: Sequence[str]) -> LabelAgreement:
+    """Agreement over items both judges labelled, given as two label lists in the same item order."""
+    if len(a) != len(b):
+        raise ValueError("the two label lists must have the same length")
+    labels = list(LABELS)
+    n = len(a)
+    if n == 0:
+        empty = [[0] * 3 for _ in range(3)]
+        zero = dict.fromkeys(labels, 0)
+        return LabelAgreement(
+            tuple(labels), 0, empty, [[0.0] * 3 for _ in range(3)], None, None, None, zero, dict(zero)
+        )
+    matrix = confusion_matrix(a, b, labels=labels)
+    kappa = cohen_kappa_score(a, b, labels=labels)
+    kappa_linear = cohen_kappa_score(a, b, labels=labels, weights="linear")
+    return LabelAgreement(
+        labels=tuple(labels),
+        n=n,
+        matrix=matrix.astype(int).tolist(),
+        matrix_percent=(100.0 * matrix / n).round(2).tolist(),
+        agreement=float(np.trace(matrix) / n),
+        kappa=_finite(float(kappa)),
+        kappa_linear=_finite(float(kappa_linear)),
+        distribution_a={label: int(matrix[i].sum()) for i, label in enumerate(labels)},
+        distribution_b={label: int(matrix[:, i].sum()) for i, label in enumerate(labels)},
+    )
+
+
+def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Kendall τ-b; None when it is undefined (fewer than two runs, or a constant side)."""
+    if len(x) < 2:
+        return None
+    result = kendalltau(x, y)
+    return _finite(float(result.statistic))
+
+
+@dataclass(frozen=True)
+class SelfConsistency:
+    """How often one judge gives the same pair different labels on different citations (runs)."""
+
+    repeated_pairs: int  # pairs labelled on two or more citations
+    inconsistent_pairs: int  # of those, pairs with more than one distinct label
+    rate: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def self_consistency(labels_by_pair: Mapping[int, Iterable[str]]) -> SelfConsistency:
+    repeated = inconsistent = 0
+    for labels in labels_by_pair.values():
+        seen = list(labels)
+        if len(seen) < 2:
+            continue
+        repeated += 1
+        if len(set(seen)) > 1:
+            inconsistent += 1
+    return SelfConsistency(repeated, inconsistent, inconsistent / repeated if repeated else None)

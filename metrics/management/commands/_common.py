@@ -1,0 +1,25 @@
+"""What the metrics commands share: choosing the scope (a campaign or everything loaded)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+
+from metrics.selectors import Scope, scope_for
+
+
+def add_scope_arguments(parser: CommandParser, *, depth_default: str = "campaign's, or 1") -> None:
+    parser.add_argument("--campaign", help="a campaign's topics and runs (default: everything loaded)")
+    parser.add_argument("--depth", type=int, help=f"citations per sentence (default: the {depth_default})")
+    parser.add_argument("--topics", help="only these topic ids (comma-separated)")
+
+
+def scope_from(options: dict[str, Any]) -> Scope:
+    topics = [t.strip() for t in options["topics"].split(",") if t.strip()] if options.get("topics") else None
+    if options.get("depth") is not None and options["depth"] < 1:
+        raise CommandError("--depth must be at least 1")
+    try:
+        return scope_for(campaign=options.get("campaign"), depth=options.get("depth"), topics=topics)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc

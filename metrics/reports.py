@@ -1,0 +1,252 @@
+"""The reports the commands, pages and API show: scores per judge, agreement between two judges.
+
+Each report joins the selectors' plain data with the pure metric functions, and is cached until the next
+judgment (see `selectors.cached`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from judging.models import Judgment
+from metrics import agreement as agreement_fns
+from metrics import bootstrap
+from metrics.scores import AnswerScore, TopicMatrix, answer_score, judged_topics, run_scores, topic_matrix
+from metrics.selectors import (
+    JudgeSelection,
+    Material,
+    Scope,
+    answer_labels,
+    cached,
+    citation_labels,
+    judge_select,
+    material_get,
+)
+
+SCORE_COLUMNS = (
+    "run_id",
+    "group",
+    "task",
+    "judge",
+    "weighted_precision",
+    "weighted_recall",
+    "mean_sentences",
+    "topics",
+)
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    run_id: str
+    group: str
+    task: str
+    judge: str
+    weighted_precision: float
+    weighted_recall: float
+    mean_sentences: float
+    topics: int
+    precision_low: float | None = None
+    precision_high: float | None = None
+    recall_low: float | None = None
+    recall_high: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ScoresReport:
+    judge: str
+    condition: str
+    depth: int | None
+    topics: list[str]
+    rows: list[ScoreRow]
+    resamples: int
+    seed: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "judge": self.judge,
+            "condition": self.condition,
+            "depth": self.depth,
+            "topics": self.topics,
+            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": 0.95},
+            "runs": [r.as_dict() for r in self.rows],
+        }
+
+
+def _answer_scores(judge: JudgeSelection, material: Material, condition: str | None) -> list[AnswerScore]:
+    labels = citation_labels(judge, material, condition=condition)
+    return [answer_score(a) for a in answer_labels(material, labels)]
+
+
+def _matrix(scores: list[AnswerScore], material: Material, topics: list[str]) -> TopicMatrix:
+    return topic_matrix(scores, runs=sorted(material.runs), topics=topics)
+
+
+def answer_scores(*, judge: str, scope: Scope, condition: str | None = None) -> list[AnswerScore]:
+    """Per (topic, run) precision and recall for one judge."""
+    return _answer_scores(judge_select(judge), material_get(scope), condition)
+
+
+def scores_report(
+    *,
+    judge: str,
+    scope: Scope,
+    condition: str | None = None,
+    resamples: int = bootstrap.DEFAULT_RESAMPLES,
+    seed: int = bootstrap.DEFAULT_SEED,
+) -> ScoresReport:
+    """Every run's weighted precision and recall for one judge, over the topics it judged, with 95%
+    bootstrap intervals (resampling those topics); sorted by weighted precision."""
+    key = f"scores:{scope.key}:{judge}:{condition or ''}:{resamples}:{seed}"
+    return cached(key, lambda: _scores_report(judge, scope, condition, resamples, seed))  # type: ignore[no-any-return]
+
+
+def _scores_report(judge: str, scope: Scope, condition: str | None, resamples: int, seed: int) -> ScoresReport:
+    selection = judge_select(judge)
+    material = material_get(scope)
+    scores = _answer_scores(selection, material, condition)
+    topics = judged_topics(scores)
+    matrix = _matrix(scores, material, topics)
+    runs = run_scores(matrix, judge=selection.name, run_info=material.runs)
+    index = {r: i for i, r in enumerate(matrix.runs)}
+    p_ci = r_ci = [bootstrap.Interval(None, None)] * len(matrix.runs)
+    if resamples > 0:
+        p_ci = bootstrap.run_intervals(matrix.precision, resamples=resamples, seed=seed)
+        r_ci = bootstrap.run_intervals(matrix.recall, resamples=resamples, seed=seed)
+    rows = [
+        ScoreRow(
+            **asdict(r),
+            precision_low=p_ci[index[r.run_id]].low,
+            precision_high=p_ci[index[r.run_id]].high,
+            recall_low=r_ci[index[r.run_id]].low,
+            recall_high=r_ci[index[r.run_id]].high,
+        )
+        for r in runs
+    ]
+    return ScoresReport(selection.name, condition or "", scope.depth, topics, rows, resamples, seed)
+
+
+def agreement_report(
+    *,
+    a: str,
+    b: str,
+    scope: Scope,
+    condition_a: str | None = None,
+    condition_b: str | None = None,
+    resamples: int = bootstrap.DEFAULT_RESAMPLES,
+    seed: int = bootstrap.DEFAULT_SEED,
+) -> dict[str, Any]:
+    key = f"agreement:{scope.key}:{a}:{condition_a or ''}:{b}:{condition_b or ''}:{resamples}:{seed}"
+    return cached(  # type: ignore[no-any-return]
+        key, lambda: _agreement_report(a, b, scope, condition_a, condition_b, resamples, seed)
+    )
+
+
+def _agreement_report(
+    a: str,
+    b: str,
+    scope: Scope,
+    condition_a: str | None,
+    condition_b: str | None,
+    resamples: int,
+    seed: int,
+) -> dict[str, Any]:
+    judge_a, judge_b = judge_select(a), judge_select(b)
+    material = material_get(scope)
+    labels_a = citation_labels(judge_a, material, condition=condition_a)
+    labels_b = citation_labels(judge_b, material, condition=condition_b)
+    both = [cid for cid in material.citation_ids if cid in labels_a and cid in labels_b]
+    labels = agreement_fns.label_agreement([labels_a[c].label for c in both], [labels_b[c].label for c in both])
+
+    scores_a = [answer_score(x) for x in answer_labels(material, labels_a)]
+    scores_b = [answer_score(x) for x in answer_labels(material, labels_b)]
+    # τ compares the two judges on the same footing: the topics both judged.
+    topics = sorted(set(judged_topics(scores_a)) & set(judged_topics(scores_b)))
+    matrix_a, matrix_b = _matrix(scores_a, material, topics), _matrix(scores_b, material, topics)
+    runs = matrix_a.runs
+    n = len(topics)
+
+    def means(m: np.ndarray) -> list[float]:
+        return [float(v) for v in (m.sum(axis=1) / n if n else np.zeros(len(runs)))]
+
+    run_precision_a, run_precision_b = means(matrix_a.precision), means(matrix_b.precision)
+    run_recall_a, run_recall_b = means(matrix_a.recall), means(matrix_b.recall)
+    run_points = {
+        "run_id": runs,
+        "precision_a": run_precision_a,
+        "precision_b": run_precision_b,
+        "recall_a": run_recall_a,
+        "recall_b": run_recall_b,
+    }
+    answered = _answered(material, runs, topics)
+
+    def topic_means(m: np.ndarray) -> list[float]:
+        counts = answered.sum(axis=0)
+        return [float(v) for v in np.divide(m.sum(axis=0), counts, out=np.zeros(len(topics)), where=counts > 0)]
+
+    topic_points = {
+        "topic_id": topics,
+        "precision_a": topic_means(matrix_a.precision),
+        "precision_b": topic_means(matrix_b.precision),
+        "recall_a": topic_means(matrix_a.recall),
+        "recall_b": topic_means(matrix_b.recall),
+    }
+    tau = {
+        "precision": agreement_fns.kendall_tau(run_precision_a, run_precision_b),
+        "recall": agreement_fns.kendall_tau(run_recall_a, run_recall_b),
+    }
+    tau_ci: dict[str, Any] = {"precision": None, "recall": None}
+    if resamples > 0:
+        for metric, (ma, mb) in {
+            "precision": (matrix_a.precision, matrix_b.precision),
+            "recall": (matrix_a.recall, matrix_b.recall),
+        }.items():
+            interval = bootstrap.tau_interval(ma, mb, resamples=resamples, seed=seed)
+            tau_ci[metric] = [interval.low, interval.high]
+    return {
+        "a": judge_a.name,
+        "b": judge_b.name,
+        "condition_a": condition_a or "",
+        "condition_b": condition_b or "",
+        "depth": scope.depth,
+        "labels": labels.as_dict(),
+        "tau": tau,
+        "tau_ci": tau_ci,
+        "bootstrap": {"resamples": resamples, "seed": seed, "level": 0.95},
+        "topics": topics,
+        "runs": run_points,
+        "topic_means": topic_points,
+        "self_consistency": {
+            judge_a.name: self_consistency(judge_a, condition_a).as_dict(),
+            judge_b.name: self_consistency(judge_b, condition_b).as_dict(),
+        },
+    }
+
+
+def _answered(material: Material, runs: list[str], topics: list[str]) -> np.ndarray:
+    run_index = {r: i for i, r in enumerate(runs)}
+    topic_index = {t: i for i, t in enumerate(topics)}
+    answered = np.zeros((len(runs), len(topics)))
+    for topic_id, run_id, _ in material.answers.values():
+        if run_id in run_index and topic_id in topic_index:
+            answered[run_index[run_id], topic_index[topic_id]] = 1
+    return answered
+
+
+def self_consistency(judge: JudgeSelection, condition: str | None = None) -> agreement_fns.SelfConsistency:
+    """How often the judge's current labels of one pair differ between the citations (runs) it was made on."""
+    current: dict[int, tuple[int, str]] = {}
+    qs = Judgment.objects.filter(judge_id__in=judge.ids, citation__isnull=False)
+    if condition:
+        qs = qs.filter(condition=condition)
+    for citation_id, pair_id, label in qs.order_by("pk").values_list("citation_id", "pair_id", "label"):
+        current[citation_id] = (pair_id, label)
+    by_pair: dict[int, list[str]] = {}
+    for pair_id, label in current.values():
+        by_pair.setdefault(pair_id, []).append(label)
+    return agreement_fns.self_consistency(by_pair)

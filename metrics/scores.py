@@ -1,0 +1,132 @@
+"""Weighted support precision and recall (DESIGN §5), as pure functions over plain data.
+
+An answer is given as its sentence count and, for each sentence that has citations within the depth, the
+labels of those citations in slot order (None: the citation exists but is not judged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+WEIGHTS: dict[str, float] = {"FS": 1.0, "PS": 0.5, "NS": 0.0}
+LABELS: tuple[str, ...] = ("NS", "PS", "FS")  # the ordinal order, lowest first
+
+CitedLabels = Sequence[str | None]
+
+
+@dataclass(frozen=True)
+class AnswerLabels:
+    topic_id: str
+    run_id: str
+    sentence_count: int
+    cited: tuple[tuple[str | None, ...], ...]  # one entry per sentence with citations within the depth
+
+
+@dataclass(frozen=True)
+class AnswerScore:
+    topic_id: str
+    run_id: str
+    sentences: int
+    judged: int  # judged citations: precision's denominator
+    precision: float
+    recall: float
+
+
+@dataclass(frozen=True)
+class RunScore:
+    run_id: str
+    group: str
+    task: str
+    judge: str
+    weighted_precision: float
+    weighted_recall: float
+    mean_sentences: float
+    topics: int
+
+
+def answer_score(answer: AnswerLabels) -> AnswerScore:
+    """Precision = Σ weights / judged citations. Recall = mean over sentences of the best judged weight; a
+    sentence with no citation counts 0, one whose citations are all unjudged is left out."""
+    weight_sum = 0.0
+    judged = 0
+    support_sum = 0.0
+    recall_denominator = answer.sentence_count
+    for labels in answer.cited:
+        weights = [WEIGHTS[label] for label in labels if label is not None]
+        if not weights:
+            recall_denominator -= 1
+            continue
+        weight_sum += sum(weights)
+        judged += len(weights)
+        support_sum += max(weights)
+    return AnswerScore(
+        topic_id=answer.topic_id,
+        run_id=answer.run_id,
+        sentences=answer.sentence_count,
+        judged=judged,
+        precision=weight_sum / judged if judged else 0.0,
+        recall=support_sum / recall_denominator if recall_denominator > 0 else 0.0,
+    )
+
+
+def judged_topics(answers: Iterable[AnswerScore]) -> list[str]:
+    """The topics on which the judge labelled at least one citation."""
+    return sorted({a.topic_id for a in answers if a.judged})
+
+
+@dataclass(frozen=True)
+class TopicMatrix:
+    """Per (run, topic) scores as arrays, rows in `runs` order, columns in `topics` order; 0 where no answer."""
+
+    runs: list[str]
+    topics: list[str]
+    precision: np.ndarray
+    recall: np.ndarray
+    sentences: np.ndarray
+
+
+def topic_matrix(answers: Iterable[AnswerScore], *, runs: Sequence[str], topics: Sequence[str]) -> TopicMatrix:
+    run_index = {r: i for i, r in enumerate(runs)}
+    topic_index = {t: i for i, t in enumerate(topics)}
+    shape = (len(runs), len(topics))
+    precision, recall, sentences = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    for a in answers:
+        i, j = run_index.get(a.run_id), topic_index.get(a.topic_id)
+        if i is None or j is None:
+            continue
+        precision[i, j], recall[i, j], sentences[i, j] = a.precision, a.recall, a.sentences
+    return TopicMatrix(list(runs), list(topics), precision, recall, sentences)
+
+
+def run_scores(
+    matrix: TopicMatrix, *, judge: str, run_info: dict[str, tuple[str, str]] | None = None
+) -> list[RunScore]:
+    """Each run's mean over the topics (a topic it did not answer counts 0), best precision first."""
+    n = len(matrix.topics)
+    info = run_info or {}
+    scores = []
+    for i, run_id in enumerate(matrix.runs):
+        group, task = info.get(run_id, ("", ""))
+        scores.append(
+            RunScore(
+                run_id=run_id,
+                group=group,
+                task=task,
+                judge=judge,
+                weighted_precision=float(matrix.precision[i].sum() / n) if n else 0.0,
+                weighted_recall=float(matrix.recall[i].sum() / n) if n else 0.0,
+                mean_sentences=float(matrix.sentences[i].sum() / n) if n else 0.0,
+                topics=n,
+            )
+        )
+    return sorted(scores, key=lambda s: (-s.weighted_precision, -s.weighted_recall, s.run_id))
+
+
+def label_counts(labels: Iterable[str | None]) -> dict[str, int]:
+    counts = {"FS": 0, "PS": 0, "NS": 0, "not_judged": 0}
+    for label in labels:
+        counts[label if label is not None else "not_judged"] += 1
+    return counts
