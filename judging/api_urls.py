@@ -1,5 +1,18 @@
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, URLResolver, path
+from rest_framework.routers import SimpleRouter
 
-urlpatterns: list[URLPattern] = []
+from judging import api
+
+router = SimpleRouter()
+router.register("campaigns", api.CampaignViewSet, basename="campaign")
+router.register("assignments", api.AssignmentViewSet, basename="assignment")
+router.register("judgments", api.JudgmentViewSet, basename="judgment")
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("assignments/<int:assignment_id>/next/", api.NextPairView.as_view(), name="assignment-next"),
+    path("assignments/<int:assignment_id>/submit/", api.SubmitView.as_view(), name="assignment-submit"),
+    *router.urls,
+    # Other engineers of this app (LLM pre-labelling, imports) append their API paths below this line.
+]

@@ -1,16 +1,36 @@
-"""Writes for the judging work: pairs, judges (DESIGN §2)."""
+"""Writes for the judging work: pairs, judges, campaigns, assignments, judgments (DESIGN §2-3)."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import unicodedata
+import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
-from django.db import transaction
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, Max, OuterRef
+from django.utils import timezone
 
-from assess.models import Citation
-from judging.models import Judge, JudgeKind, Pair
+from assess.models import Citation, Run, Sentence, Topic
+from judging.guidelines import DEFAULT_GUIDELINES
+from judging.models import (
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    CampaignPair,
+    Condition,
+    Judge,
+    JudgeKind,
+    Judgment,
+    Label,
+    Pair,
+)
+from judging.selectors import assignment_held_back_count, assignment_pending, llm_label_of
+from judging.tokens import submission_token
 
 _SPACE = re.compile(r"\s+")
 
@@ -55,3 +75,271 @@ def pairs_for_citations(*, citations: Iterable[Citation]) -> dict[int, Pair]:
 def judge_get_or_create(*, name: str, kind: str = JudgeKind.HUMAN) -> Judge:
     judge, _ = Judge.objects.get_or_create(name=name, defaults={"kind": kind})
     return judge
+
+
+# --- campaigns ------------------------------------------------------------------------------------
+
+
+class CampaignBuildError(Exception):
+    """The build cannot go on; `message` says why (for example the passages that have no text)."""
+
+    def __init__(self, message: str, *, missing_passages: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.missing_passages = missing_passages or []
+
+
+@transaction.atomic
+def campaign_create(
+    *,
+    name: str,
+    runs: Iterable[Run],
+    topics: Iterable[Topic],
+    depth: int = 1,
+    guidelines: str | None = None,
+    post_edit_judge: Judge | None = None,
+    highlight_evidence: bool = False,
+) -> Campaign:
+    if depth < 1:
+        raise ValueError("depth must be at least 1")
+    campaign = Campaign.objects.create(
+        name=name,
+        depth=depth,
+        guidelines=DEFAULT_GUIDELINES if guidelines is None else guidelines,
+        post_edit_judge=post_edit_judge,
+        highlight_evidence=highlight_evidence,
+    )
+    campaign.runs.set(list(runs))
+    campaign.topics.set(list(topics))
+    return campaign
+
+
+@transaction.atomic
+def campaign_build_pairs(*, campaign: Campaign, allow_missing_text: bool = False) -> dict[str, Any]:
+    """(Re)build the campaign's pool: one CampaignPair per (topic, pair) among the first `depth` citations of
+    every sentence of its runs and topics. Judgments hang on pairs, so a rebuild keeps every judgment.
+
+    Passages without text stop the build (CampaignBuildError), unless `allow_missing_text`: then their
+    citations are left out and counted."""
+    run_ids = list(campaign.runs.values_list("pk", flat=True))
+    topic_ids = list(campaign.topics.values_list("pk", flat=True))
+    sentences = Sentence.objects.filter(answer__run__in=run_ids, answer__topic__in=topic_ids)
+    n_sentences = sentences.count()
+    n_uncited = sentences.filter(~Exists(Citation.objects.filter(sentence=OuterRef("pk")))).count()
+    citations = list(
+        Citation.objects.filter(sentence__in=sentences, slot__lt=campaign.depth)
+        .select_related("sentence__answer__run", "passage")
+        .only(
+            "pk",
+            "slot",
+            "passage__passage_id",
+            "passage__has_text",
+            "sentence__index",
+            "sentence__text",
+            "sentence__answer__topic_id",
+            "sentence__answer__run__run_id",
+            "sentence__answer__run__priority",
+        )
+    )
+    missing = sorted({c.passage.passage_id for c in citations if not c.passage.has_text})
+    if missing and not allow_missing_text:
+        shown = ", ".join(missing[:20]) + (f" and {len(missing) - 20} more" if len(missing) > 20 else "")
+        raise CampaignBuildError(
+            f"{len(missing)} cited passages have no text: {shown}. Load their text, or build leaving them out.",
+            missing_passages=missing,
+        )
+    kept = [c for c in citations if c.passage.has_text]
+    # The context shown for a pair: its citation in the highest-priority run, earliest sentence.
+    kept.sort(
+        key=lambda c: (
+            c.sentence.answer.run.priority is None,
+            c.sentence.answer.run.priority or 0,
+            c.sentence.answer.run.run_id,
+            c.sentence.index,
+            c.slot,
+        )
+    )
+    pair_of = pairs_for_citations(citations=kept)
+    pool: dict[tuple[int, int], CampaignPair] = {}
+    for c in kept:
+        key = (c.sentence.answer.topic_id, pair_of[c.pk].pk)
+        if key in pool:
+            pool[key].citation_count += 1
+        else:
+            pool[key] = CampaignPair(
+                campaign=campaign, pair=pair_of[c.pk], topic_id=key[0], context_citation=c, citation_count=1
+            )
+    CampaignPair.objects.filter(campaign=campaign).delete()
+    CampaignPair.objects.bulk_create(pool.values(), batch_size=2000)
+    summary: dict[str, Any] = {
+        "runs": len(run_ids),
+        "topics": len(topic_ids),
+        "depth": campaign.depth,
+        "sentences": n_sentences,
+        "sentences_uncited": n_uncited,
+        "citations": len(citations),
+        "citations_kept": len(kept),
+        "citations_left_out": len(citations) - len(kept),
+        "passages_without_text": len(missing),
+        "pairs": len(pool),
+        "judgments_saved": len(kept) - len(pool),
+    }
+    campaign.build_summary = summary
+    campaign.built_at = timezone.now()
+    campaign.save(update_fields=["build_summary", "built_at"])
+    return summary
+
+
+# --- assessors and assignments ------------------------------------------------------------------
+
+
+def assessor_judge(*, user: User) -> Judge:
+    """The human Judge of a user, created on first use (named after the user)."""
+    judge = Judge.objects.filter(user=user).first()
+    if judge is not None:
+        return judge
+    username = user.get_username()
+    name = username if not Judge.objects.filter(name=username).exists() else f"user:{username}"
+    try:
+        with transaction.atomic():
+            return Judge.objects.create(name=name, kind=JudgeKind.HUMAN, user=user)
+    except IntegrityError:
+        return Judge.objects.get(user=user)
+
+
+@transaction.atomic
+def assessor_create(*, username: str, password: str) -> User:
+    user = User.objects.create_user(username=username, password=password)
+    assessor_judge(user=user)
+    return user
+
+
+@transaction.atomic
+def assignments_create(
+    *, campaign: Campaign, assessor: User, topics: Iterable[Topic], condition: str
+) -> list[Assignment]:
+    """Assign topics to an assessor under one condition, after the assessor's existing assignments, in the
+    order given. An assignment that already exists is kept as it is."""
+    if condition not in Condition.values:
+        raise ValueError(f"unknown condition {condition!r}")
+    in_campaign = set(campaign.topics.values_list("pk", flat=True))
+    last = Assignment.objects.filter(assessor=assessor).aggregate(m=Max("order"))["m"]
+    order = -1 if last is None else last
+    made: list[Assignment] = []
+    for topic in topics:
+        if topic.pk not in in_campaign:
+            raise ValueError(f"topic {topic.topic_id} is not in campaign {campaign.name}")
+        existing = Assignment.objects.filter(
+            campaign=campaign, assessor=assessor, topic=topic, condition=condition
+        ).first()
+        if existing is not None:
+            made.append(existing)
+            continue
+        order += 1
+        made.append(
+            Assignment.objects.create(
+                campaign=campaign, assessor=assessor, topic=topic, condition=condition, order=order
+            )
+        )
+    assessor_judge(user=assessor)
+    return made
+
+
+# --- judgments ------------------------------------------------------------------------------------
+
+
+class SubmissionRejected(Exception):
+    """A submit that cannot be stored: unknown pair, forged or foreign token, bad label."""
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    judgment: Judgment
+    created: bool
+
+
+def judgment_submit(
+    *,
+    assignment: Assignment,
+    pair_id: int,
+    label: str,
+    token: uuid.UUID,
+    seconds: float | None = None,
+    flagged: bool = False,
+    comment: str = "",
+) -> SubmitResult:
+    """Store one judgment per submission token. A repeated or concurrent submit of a token stores nothing
+    more and returns the judgment the first one stored."""
+    existing = Judgment.objects.filter(submission_token=token).first()
+    if existing is not None:
+        return _same_submission(existing, assignment)
+    if label not in Label.values:
+        raise SubmissionRejected(f"unknown label {label!r}")
+    cp = (
+        CampaignPair.objects.filter(campaign_id=assignment.campaign_id, topic_id=assignment.topic_id, pair_id=pair_id)
+        .select_related("campaign__post_edit_judge")
+        .first()
+    )
+    if cp is None:
+        raise SubmissionRejected("this pair is not in the assignment")
+    done = Judgment.objects.filter(assignment=assignment, pair_id=pair_id).count()
+    if all(token != submission_token(assignment_id=assignment.pk, pair_id=pair_id, nth=k) for k in range(done + 1)):
+        raise SubmissionRejected("unknown submission token")
+    shown = ""
+    if assignment.condition == Condition.POST_EDIT:
+        shown = llm_label_of(campaign=cp.campaign, pair_id=pair_id) or ""
+    if seconds is not None:
+        seconds = max(0.0, min(float(seconds), 86400.0))
+    judge = assessor_judge(user=assignment.assessor)
+    try:
+        with transaction.atomic():
+            judgment = Judgment.objects.create(
+                judge=judge,
+                pair_id=pair_id,
+                citation_id=cp.context_citation_id,
+                label=label,
+                condition=assignment.condition,
+                assignment=assignment,
+                shown_label=shown,
+                label_changed=(label != shown) if shown else None,
+                seconds=seconds,
+                submission_token=token,
+                flagged=flagged,
+                comment=comment.strip(),
+            )
+    except IntegrityError:
+        # A concurrent submit of the same token won the insert.
+        return _same_submission(Judgment.objects.get(submission_token=token), assignment)
+    assignment_refresh_status(assignment=assignment)
+    return SubmitResult(judgment=judgment, created=True)
+
+
+def _same_submission(judgment: Judgment, assignment: Assignment) -> SubmitResult:
+    if judgment.assignment_id != assignment.pk:
+        raise SubmissionRejected("this submission token belongs to another assignment")
+    return SubmitResult(judgment=judgment, created=False)
+
+
+def assignment_refresh_status(*, assignment: Assignment) -> None:
+    """Done when every pair of the topic has this assignment's judgment (held-back pairs count as not done)."""
+    status = AssignmentStatus.OPEN if assignment_pending(assignment=assignment).exists() else AssignmentStatus.DONE
+    held = assignment.condition == Condition.POST_EDIT and _held_back_exists(assignment)
+    if held:
+        status = AssignmentStatus.OPEN
+    if status != assignment.status:
+        Assignment.objects.filter(pk=assignment.pk).update(status=status)
+        assignment.status = status
+
+
+def _held_back_exists(assignment: Assignment) -> bool:
+    return assignment_held_back_count(assignment=assignment) > 0
+
+
+def campaign_update(
+    *, campaign: Campaign, guidelines: str, post_edit_judge: Judge | None, highlight_evidence: bool
+) -> Campaign:
+    campaign.guidelines = guidelines
+    campaign.post_edit_judge = post_edit_judge
+    campaign.highlight_evidence = highlight_evidence
+    campaign.save(update_fields=["guidelines", "post_edit_judge", "highlight_evidence"])
+    return campaign

@@ -1,6 +1,22 @@
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, URLResolver, path
+
+from judging import views
 
 app_name = "judging"
-urlpatterns: list[URLPattern] = []
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    # assessors
+    path("judge/", views.queue, name="queue"),
+    path("judge/<int:assignment_id>/", views.judge, name="judge"),
+    path("judge/<int:assignment_id>/submit/", views.submit, name="submit"),
+    path("judge/<int:assignment_id>/back/", views.back, name="back"),
+    # organizers
+    path("organize/campaigns/", views.campaigns, name="campaigns"),
+    path("organize/campaigns/<int:campaign_id>/", views.campaign, name="campaign"),
+    path("organize/campaigns/<int:campaign_id>/build/", views.campaign_build, name="campaign_build"),
+    path("organize/campaigns/<int:campaign_id>/settings/", views.campaign_settings, name="campaign_settings"),
+    path("organize/campaigns/<int:campaign_id>/assign/", views.campaign_assign, name="campaign_assign"),
+    # Other engineers of this app (LLM pre-labelling, imports) append their page paths below this line.
+]

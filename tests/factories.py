@@ -103,6 +103,7 @@ def answer_build(*, run: Run, topic: Topic, sentences: list[tuple[str, list[Pass
             Citation.objects.create(sentence=sentence, slot=slot, passage=p, reference_index=refs.index(p.passage_id))
     return answer
 
+
 def llm_campaign_build(*, statements: list[str], name: str = "llm-campaign") -> Campaign:
     """A campaign whose pool holds one pair per statement (each citing its own passage)."""
     from judging.models import Campaign, CampaignPair
@@ -123,3 +124,23 @@ def llm_campaign_build(*, statements: list[str], name: str = "llm-campaign") -> 
     )
     return campaign
 
+
+def judging_campaign_build(
+    *, n_sentences: int = 12, name: str = "judging-campaign", passages_per_topic: int = 4, runs: int = 1
+) -> Campaign:
+    """A built campaign on one topic: `runs` runs answer it with the same `n_sentences` sentences, sentence i
+    citing passage i % passages_per_topic (so runs share pairs, and pairs share passages)."""
+    from judging.services import campaign_build_pairs, campaign_create
+
+    topic = TopicFactory()
+    passages = [PassageFactory() for _ in range(passages_per_topic)]
+    run_rows = [RunFactory() for _ in range(runs)]
+    for run in run_rows:
+        answer_build(
+            run=run,
+            topic=topic,
+            sentences=[(f"Claim {i} about the topic.", [passages[i % passages_per_topic]]) for i in range(n_sentences)],
+        )
+    campaign = campaign_create(name=name, runs=run_rows, topics=[topic], depth=1)
+    campaign_build_pairs(campaign=campaign)
+    return campaign

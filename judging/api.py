@@ -1,0 +1,348 @@
+"""REST API: campaigns (organizers), assignments, the assessor's queue and submit, judgments.
+
+Permissions: organizers (staff) manage campaigns and assignments and read every judgment. An assessor
+reads only their own assignments and judgments (another's is a 404, an organizer-only action a 403), and
+only the assessor of an assignment can read its queue or submit to it. Blindness: the next-pair payload
+carries `shown_label` only for post-edit assignments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import BasePermission, IsAdminUser, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from assess.models import Run, Topic
+from judging import selectors, services
+from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Label
+
+# --- campaigns ------------------------------------------------------------------------------------
+
+
+class CampaignOutputSerializer(serializers.ModelSerializer):
+    runs: serializers.SlugRelatedField[Run] = serializers.SlugRelatedField(
+        slug_field="run_id", many=True, read_only=True
+    )
+    topics: serializers.SlugRelatedField[Topic] = serializers.SlugRelatedField(
+        slug_field="topic_id", many=True, read_only=True
+    )
+    post_edit_judge: serializers.SlugRelatedField[Judge] = serializers.SlugRelatedField(
+        slug_field="name", read_only=True
+    )
+
+    class Meta:
+        model = Campaign
+        fields = [
+            "id",
+            "name",
+            "runs",
+            "topics",
+            "depth",
+            "guidelines",
+            "post_edit_judge",
+            "highlight_evidence",
+            "built_at",
+            "build_summary",
+            "created_at",
+        ]
+
+
+class CampaignInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=128)
+    runs = serializers.ListField(child=serializers.CharField(), required=False, help_text="run ids; omit for all")
+    top_per_group = serializers.IntegerField(min_value=1, required=False)
+    topics = serializers.ListField(child=serializers.CharField(), min_length=1)
+    depth = serializers.IntegerField(min_value=1, default=1)
+    guidelines = serializers.CharField(required=False, allow_blank=True)
+    post_edit_judge = serializers.CharField(required=False, help_text="name of an LLM judge")
+    highlight_evidence = serializers.BooleanField(default=False)
+    allow_missing_text = serializers.BooleanField(default=False)
+
+    def validate_name(self, value: str) -> str:
+        if Campaign.objects.filter(name=value).exists():
+            raise serializers.ValidationError("a campaign with this name exists")
+        return value
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "runs" in attrs:
+            found = {r.run_id: r for r in Run.objects.filter(run_id__in=attrs["runs"])}
+            missing = [r for r in attrs["runs"] if r not in found]
+            if missing:
+                raise serializers.ValidationError({"runs": f"unknown runs: {', '.join(missing)}"})
+            attrs["runs"] = [found[r] for r in attrs["runs"]]
+        else:
+            attrs["runs"] = list(Run.objects.all())
+        if attrs.get("top_per_group"):
+            attrs["runs"] = selectors.runs_top_per_group(runs=attrs["runs"], n=attrs["top_per_group"])
+        topics = {t.topic_id: t for t in Topic.objects.filter(topic_id__in=attrs["topics"])}
+        missing = [t for t in attrs["topics"] if t not in topics]
+        if missing:
+            raise serializers.ValidationError({"topics": f"unknown topics: {', '.join(missing)}"})
+        attrs["topics"] = [topics[t] for t in attrs["topics"]]
+        if attrs.get("post_edit_judge"):
+            judge = Judge.objects.filter(name=attrs["post_edit_judge"], kind=JudgeKind.LLM).first()
+            if judge is None:
+                raise serializers.ValidationError({"post_edit_judge": "no LLM judge with this name"})
+            attrs["post_edit_judge"] = judge
+        return attrs
+
+
+class BuildInputSerializer(serializers.Serializer):
+    allow_missing_text = serializers.BooleanField(default=False)
+
+
+class CampaignViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet
+):
+    """Organizers only. Creating a campaign also builds its pairs."""
+
+    permission_classes = [IsAdminUser]
+    serializer_class = CampaignOutputSerializer
+    queryset = Campaign.objects.select_related("post_edit_judge").prefetch_related("runs", "topics")
+
+    @extend_schema(request=CampaignInputSerializer, responses={201: CampaignOutputSerializer})
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        data = CampaignInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        campaign = services.campaign_create(
+            name=v["name"],
+            runs=v["runs"],
+            topics=v["topics"],
+            depth=v["depth"],
+            guidelines=v.get("guidelines"),
+            post_edit_judge=v.get("post_edit_judge"),
+            highlight_evidence=v["highlight_evidence"],
+        )
+        try:
+            services.campaign_build_pairs(campaign=campaign, allow_missing_text=v["allow_missing_text"])
+        except services.CampaignBuildError as exc:
+            body = {
+                **CampaignOutputSerializer(campaign).data,
+                "build_error": exc.message,
+                "missing_passages": exc.missing_passages,
+            }
+            return Response(body, status=status.HTTP_201_CREATED)
+        campaign.refresh_from_db()
+        return Response(CampaignOutputSerializer(campaign).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=BuildInputSerializer, responses={200: CampaignOutputSerializer})
+    @action(detail=True, methods=["post"])
+    def build(self, request: Request, pk: str | None = None) -> Response:
+        campaign = self.get_object()
+        data = BuildInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            services.campaign_build_pairs(
+                campaign=campaign, allow_missing_text=data.validated_data["allow_missing_text"]
+            )
+        except services.CampaignBuildError as exc:
+            return Response(
+                {"detail": exc.message, "missing_passages": exc.missing_passages}, status=status.HTTP_409_CONFLICT
+            )
+        campaign.refresh_from_db()
+        return Response(CampaignOutputSerializer(campaign).data)
+
+
+# --- assignments ----------------------------------------------------------------------------------
+
+
+class AssignmentOutputSerializer(serializers.ModelSerializer):
+    assessor: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    topic: serializers.SlugRelatedField[Topic] = serializers.SlugRelatedField(slug_field="topic_id", read_only=True)
+    campaign: serializers.SlugRelatedField[Campaign] = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    done = serializers.IntegerField(read_only=True)
+    total = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Assignment
+        fields = ["id", "campaign", "assessor", "topic", "condition", "order", "status", "done", "total"]
+
+
+class AssignmentInputSerializer(serializers.Serializer):
+    campaign = serializers.PrimaryKeyRelatedField(queryset=Campaign.objects.all())
+    assessor = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+    topics = serializers.ListField(child=serializers.CharField(), min_length=1)
+    condition = serializers.ChoiceField(choices=Condition.choices)
+
+
+class IsAdminOrReadOnlyOwn(BasePermission):
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if not (request.user and request.user.is_authenticated):
+            return False
+        return bool(request.user.is_staff or request.method in ("GET", "HEAD", "OPTIONS"))
+
+
+class AssignmentViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet
+):
+    """Organizers see and create all assignments; an assessor lists only their own."""
+
+    permission_classes = [IsAdminOrReadOnlyOwn]
+    serializer_class = AssignmentOutputSerializer
+
+    def get_queryset(self) -> QuerySet[Assignment]:
+        qs = Assignment.objects.select_related("campaign", "assessor", "topic")
+        if not self.request.user.is_staff:
+            qs = qs.filter(assessor_id=self.request.user.pk)
+        return selectors.assignments_with_progress(qs).order_by("assessor__username", "order", "pk")
+
+    @extend_schema(request=AssignmentInputSerializer, responses={201: AssignmentOutputSerializer(many=True)})
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        data = AssignmentInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        campaign: Campaign = v["campaign"]
+        topics = {t.topic_id: t for t in campaign.topics.filter(topic_id__in=v["topics"])}
+        missing = [t for t in v["topics"] if t not in topics]
+        if missing:
+            raise serializers.ValidationError({"topics": f"not in campaign {campaign.name}: {', '.join(missing)}"})
+        made = services.assignments_create(
+            campaign=campaign, assessor=v["assessor"], topics=[topics[t] for t in v["topics"]], condition=v["condition"]
+        )
+        qs = self.get_queryset().filter(pk__in=[a.pk for a in made])
+        return Response(AssignmentOutputSerializer(qs, many=True).data, status=status.HTTP_201_CREATED)
+
+
+# --- the assessor's queue and submit --------------------------------------------------------------
+
+
+class SubmitInputSerializer(serializers.Serializer):
+    pair_id = serializers.IntegerField(min_value=1)
+    token = serializers.UUIDField()
+    label = serializers.ChoiceField(choices=Label.choices)  # type: ignore[assignment]
+    seconds = serializers.FloatField(required=False, allow_null=True, min_value=0)
+    flagged = serializers.BooleanField(default=False)
+    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+
+
+def card_payload(state: selectors.QueueState) -> dict[str, Any]:
+    """The next pair as JSON. `shown_label` exists only for post-edit assignments (blindness)."""
+    body: dict[str, Any] = {
+        "assignment": state.assignment.pk,
+        "condition": state.assignment.condition,
+        "topic": {"topic_id": state.assignment.topic.topic_id, "text": state.assignment.topic.text},
+        "progress": {
+            "topic": {"done": state.topic_progress.done, "total": state.topic_progress.total},
+            "overall": {"done": state.overall_progress.done, "total": state.overall_progress.total},
+        },
+        "held_back": state.held_back,
+        "finished": state.card is None,
+        "pair": None,
+    }
+    card = state.card
+    if card is not None:
+        pair: dict[str, Any] = {
+            "pair_id": card.campaign_pair.pair_id,
+            "token": card.token,
+            "sentence": {
+                "text": card.sentence_text,
+                "index": next((s.index for s in card.context if s.is_judged), None),
+            },
+            "context": [s.text for s in card.context],
+            "passage": {
+                "passage_id": card.passage.passage_id,
+                "title": card.passage.title,
+                "text": card.passage.text,
+                "url": card.passage.url,
+            },
+        }
+        if state.assignment.condition == Condition.POST_EDIT:
+            pair["shown_label"] = card.shown_label
+        body["pair"] = pair
+    return body
+
+
+class _OwnAssignmentView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def assignment(self, request: Request, assignment_id: int) -> Assignment:
+        found = selectors.assessor_assignment_get(user=request.user, assignment_id=assignment_id)  # type: ignore[arg-type]
+        if found is None:
+            get_object_or_404(Assignment.objects.none())
+        assert found is not None
+        return found
+
+
+class NextPairView(_OwnAssignmentView):
+    """The next pair of the caller's own assignment, with its submission token."""
+
+    @extend_schema(responses={200: dict})
+    def get(self, request: Request, assignment_id: int) -> Response:
+        assignment = self.assignment(request, assignment_id)
+        return Response(card_payload(selectors.queue_state(assignment=assignment)))
+
+
+class SubmitView(_OwnAssignmentView):
+    """Store one judgment per token; the response holds the stored judgment and the next pair."""
+
+    @extend_schema(request=SubmitInputSerializer, responses={200: dict, 201: dict})
+    def post(self, request: Request, assignment_id: int) -> Response:
+        assignment = self.assignment(request, assignment_id)
+        data = SubmitInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            result = services.judgment_submit(
+                assignment=assignment,
+                pair_id=v["pair_id"],
+                label=v["label"],
+                token=v["token"],
+                seconds=v.get("seconds"),
+                flagged=v["flagged"],
+                comment=v["comment"],
+            )
+        except services.SubmissionRejected as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        body = {
+            "judgment": JudgmentSerializer(result.judgment).data,
+            "created": result.created,
+            "next": card_payload(selectors.queue_state(assignment=assignment)),
+        }
+        return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+# --- judgments ------------------------------------------------------------------------------------
+
+
+class JudgmentSerializer(serializers.ModelSerializer):
+    judge: serializers.SlugRelatedField[Judge] = serializers.SlugRelatedField(slug_field="name", read_only=True)
+
+    class Meta:
+        model = Judgment
+        fields = [
+            "id",
+            "judge",
+            "assignment",
+            "pair",
+            "citation",
+            "label",
+            "condition",
+            "shown_label",
+            "label_changed",
+            "seconds",
+            "flagged",
+            "comment",
+            "created_at",
+        ]
+
+
+class JudgmentViewSet(viewsets.ReadOnlyModelViewSet):
+    """Organizers read every judgment; an assessor reads only their own."""
+
+    serializer_class = JudgmentSerializer
+    permission_classes = [IsAuthenticated]
+
+    def get_queryset(self) -> QuerySet[Judgment]:
+        user = self.request.user
+        if user.is_staff:
+            return Judgment.objects.select_related("judge").order_by("-pk")
+        return selectors.assessor_judgments(user=user).select_related("judge")  # type: ignore[arg-type]

@@ -1,0 +1,43 @@
+"""The judging part of the demo: a campaign on the two demo topics, one assignment per condition."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from django.contrib.auth.models import User
+
+from assess.demo import ASSESSOR, DEMO_TOPICS
+from assess.models import Run, Topic
+from judging import services
+from judging.models import Campaign, Condition, JudgeKind
+
+CAMPAIGN = "demo"
+LLM_JUDGE = "opus-4.8-nist"
+CONDITIONS = {"2024-32912": Condition.FROM_SCRATCH, "2024-129925": Condition.POST_EDIT}
+
+
+def load(out: TextIO) -> None:
+    if Campaign.objects.filter(name=CAMPAIGN).exists():
+        out.write(f"demo campaign {CAMPAIGN!r} already exists\n")
+        return
+    judge = services.judge_get_or_create(name=LLM_JUDGE, kind=JudgeKind.LLM)
+    topics = list(Topic.objects.filter(topic_id__in=DEMO_TOPICS).order_by("topic_id"))
+    campaign = services.campaign_create(
+        name=CAMPAIGN, runs=Run.objects.all(), topics=topics, depth=1, post_edit_judge=judge
+    )
+    summary = services.campaign_build_pairs(campaign=campaign, allow_missing_text=True)
+    assessor = User.objects.get(username=ASSESSOR[0])
+    for topic_id in DEMO_TOPICS:
+        services.assignments_create(
+            campaign=campaign,
+            assessor=assessor,
+            topics=[t for t in topics if t.topic_id == topic_id],
+            condition=CONDITIONS[topic_id],
+        )
+    out.write(
+        f"campaign {CAMPAIGN!r}: {summary['pairs']} pairs from {summary['citations_kept']} citations "
+        f"({summary['judgments_saved']} judgments saved, {summary['citations_left_out']} citations left out for "
+        f"{summary['passages_without_text']} passages without text); assessor {ASSESSOR[0]}: "
+        + ", ".join(f"{t} {c}" for t, c in CONDITIONS.items())
+        + "\n"
+    )

@@ -1,0 +1,330 @@
+"""Reads for the judging work: queues, the pair card, progress, campaign figures.
+
+Blindness (DESIGN §3): nothing here returns an LLM label for an assignment that is not `post_edit`, and
+nothing returns another person's label to an assessor."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce, TruncHour
+
+from assess.models import Passage, Run, Sentence
+from judging.models import Assignment, Campaign, CampaignPair, Condition, Judge, JudgeKind, Judgment, Label
+from judging.tokens import submission_token
+
+
+def llm_label_of(*, campaign: Campaign, pair_id: int) -> str | None:
+    """The label post-editing shows: the newest judgment of the campaign's post-edit judge on the pair."""
+    if campaign.post_edit_judge_id is None:
+        return None
+    return (
+        Judgment.objects.filter(judge_id=campaign.post_edit_judge_id, pair_id=pair_id)
+        .order_by("-created_at", "-pk")
+        .values_list("label", flat=True)
+        .first()
+    )
+
+
+LABEL_NAMES: dict[str, str] = dict(Label.choices)
+
+
+# --- queues ---------------------------------------------------------------------------------------
+
+
+def _topic_pool(assignment: Assignment) -> QuerySet[CampaignPair]:
+    return CampaignPair.objects.filter(campaign_id=assignment.campaign_id, topic_id=assignment.topic_id)
+
+
+def _has_llm_label(assignment: Assignment) -> Q:
+    judge_id = assignment.campaign.post_edit_judge_id
+    if judge_id is None:
+        return Q(pk__in=[])
+    return Q(Exists(Judgment.objects.filter(judge_id=judge_id, pair_id=OuterRef("pair_id"))))
+
+
+def assignment_pending(*, assignment: Assignment) -> QuerySet[CampaignPair]:
+    """The pairs still to judge, in queue order: pairs citing the same passage come together.
+
+    A post-edit queue holds back the pairs that have no LLM label yet."""
+    judged = Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id"))
+    pending = _topic_pool(assignment).filter(~Exists(judged))
+    if assignment.condition == Condition.POST_EDIT:
+        pending = pending.filter(_has_llm_label(assignment))
+    return pending.order_by("pair__passage_id", "pair_id")
+
+
+def assignment_held_back_count(*, assignment: Assignment) -> int:
+    if assignment.condition != Condition.POST_EDIT:
+        return 0
+    judged = Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id"))
+    return _topic_pool(assignment).filter(~Exists(judged)).exclude(_has_llm_label(assignment)).count()
+
+
+def _count(qs: QuerySet[Any]) -> Coalesce:
+    return Coalesce(Subquery(qs.values("n"), output_field=IntegerField()), 0)
+
+
+def assignments_with_progress(qs: QuerySet[Assignment]) -> QuerySet[Assignment]:
+    """Annotates `total` (pairs in the topic's pool) and `done` (pairs this assignment has judged)."""
+    total = (
+        CampaignPair.objects.filter(campaign_id=OuterRef("campaign_id"), topic_id=OuterRef("topic_id"))
+        .order_by()
+        .values("campaign_id")
+        .annotate(n=Count("pk"))
+    )
+    done = (
+        Judgment.objects.filter(assignment_id=OuterRef("pk"))
+        .order_by()
+        .values("assignment_id")
+        .annotate(n=Count("pair_id", distinct=True))
+    )
+    return qs.annotate(total=_count(total), done=_count(done))
+
+
+def assessor_assignments(*, user: AbstractBaseUser) -> QuerySet[Assignment]:
+    return assignments_with_progress(
+        Assignment.objects.filter(assessor_id=user.pk).select_related("campaign", "topic")
+    ).order_by("order", "pk")
+
+
+def assessor_assignment_get(*, user: AbstractBaseUser, assignment_id: int) -> Assignment | None:
+    """The user's own assignment, or None (so another assessor's assignment is a 404)."""
+    return (
+        Assignment.objects.select_related("campaign", "topic", "assessor")
+        .filter(pk=assignment_id, assessor_id=user.pk)
+        .first()
+    )
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.done / self.total) if self.total else 100
+
+
+def assessor_overall_progress(*, user: AbstractBaseUser) -> Progress:
+    rows = assessor_assignments(user=user).values_list("done", "total")  # type: ignore[misc]
+    return Progress(done=sum(d for d, _ in rows), total=sum(t for _, t in rows))
+
+
+def next_assignment(*, user: AbstractBaseUser, after: Assignment) -> Assignment | None:
+    """The assessor's next open assignment in assignment order."""
+    return (
+        Assignment.objects.filter(assessor_id=user.pk, status="open")
+        .exclude(pk=after.pk)
+        .filter(Q(order__gt=after.order) | Q(order=after.order, pk__gt=after.pk))
+        .order_by("order", "pk")
+        .first()
+    ) or Assignment.objects.filter(assessor_id=user.pk, status="open").exclude(pk=after.pk).order_by(
+        "order", "pk"
+    ).first()
+
+
+# --- the pair card --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ContextSentence:
+    index: int
+    text: str
+    is_judged: bool
+
+
+@dataclass
+class PairCard:
+    """What the judging page shows for one pair. `shown_label` is set only for post-edit assignments."""
+
+    assignment: Assignment
+    campaign_pair: CampaignPair
+    passage: Passage
+    sentence_text: str
+    context: list[ContextSentence]
+    token: str
+    shown_label: str = ""
+    previous_label: str = ""
+    back_of: int | None = None
+    topic_progress: Progress = field(default_factory=lambda: Progress(0, 0))
+    overall_progress: Progress = field(default_factory=lambda: Progress(0, 0))
+    held_back: int = 0
+
+    @property
+    def preselected(self) -> str:
+        return self.previous_label or self.shown_label
+
+    @property
+    def shown_label_name(self) -> str:
+        return LABEL_NAMES.get(self.shown_label, "")
+
+    @property
+    def previous_label_name(self) -> str:
+        return LABEL_NAMES.get(self.previous_label, "")
+
+
+@dataclass
+class QueueState:
+    """The judging page's state: the card to show, or None when the topic is finished."""
+
+    assignment: Assignment
+    card: PairCard | None
+    topic_progress: Progress
+    overall_progress: Progress
+    held_back: int
+    last_judgment_id: int | None
+    next_assignment: Assignment | None = None
+
+
+def topic_progress(*, assignment: Assignment) -> Progress:
+    done = Judgment.objects.filter(assignment_id=assignment.pk).values("pair_id").distinct().count()
+    return Progress(done=done, total=_topic_pool(assignment).count())
+
+
+def _card(assignment: Assignment, cp: CampaignPair, *, back_of: Judgment | None = None) -> PairCard:
+    citation = cp.context_citation
+    sentences = list(
+        Sentence.objects.filter(answer_id=citation.sentence.answer_id).order_by("index").values_list("index", "text")
+    )
+    nth = Judgment.objects.filter(assignment_id=assignment.pk, pair_id=cp.pair_id).count()
+    shown = ""
+    if assignment.condition == Condition.POST_EDIT:
+        shown = llm_label_of(campaign=assignment.campaign, pair_id=cp.pair_id) or ""
+    return PairCard(
+        assignment=assignment,
+        campaign_pair=cp,
+        passage=cp.pair.passage,
+        sentence_text=citation.sentence.text,
+        context=[ContextSentence(i, t, i == citation.sentence.index) for i, t in sentences],
+        token=str(submission_token(assignment_id=assignment.pk, pair_id=cp.pair_id, nth=nth)),
+        shown_label=shown,
+        previous_label=back_of.label if back_of is not None else "",
+        back_of=back_of.pk if back_of is not None else None,
+    )
+
+
+def _card_queryset() -> QuerySet[CampaignPair]:
+    return CampaignPair.objects.select_related("pair__passage", "context_citation__sentence")
+
+
+def queue_state(*, assignment: Assignment) -> QueueState:
+    """The next pair to judge (resuming where the assessor was), with progress."""
+    cp = assignment_pending(assignment=assignment).select_related("pair__passage", "context_citation__sentence").first()
+    return _state(assignment, _card(assignment, cp) if cp is not None else None)
+
+
+def back_state(*, assignment: Assignment, before: int | None = None) -> QueueState | None:
+    """The card of the previously judged pair (before judgment `before`, if given), or None if there is none."""
+    previous = Judgment.objects.filter(assignment_id=assignment.pk)
+    if before is not None:
+        current = Judgment.objects.filter(assignment_id=assignment.pk, pk=before).values_list("pair_id", flat=True)
+        previous = previous.filter(pk__lt=before).exclude(pair_id__in=current)
+    judgment = previous.order_by("-pk").first()
+    if judgment is None:
+        return None
+    newest = Judgment.objects.filter(assignment_id=assignment.pk, pair_id=judgment.pair_id).order_by("-pk").first()
+    cp = _card_queryset().get(
+        campaign_id=assignment.campaign_id, topic_id=assignment.topic_id, pair_id=judgment.pair_id
+    )
+    return _state(assignment, _card(assignment, cp, back_of=newest))
+
+
+def _state(assignment: Assignment, card: PairCard | None) -> QueueState:
+    user = assignment.assessor
+    held = assignment_held_back_count(assignment=assignment)
+    state = QueueState(
+        assignment=assignment,
+        card=card,
+        topic_progress=topic_progress(assignment=assignment),
+        overall_progress=assessor_overall_progress(user=user),
+        held_back=held,
+        last_judgment_id=Judgment.objects.filter(assignment_id=assignment.pk)
+        .order_by("-pk")
+        .values_list("pk", flat=True)
+        .first(),
+    )
+    if card is not None:
+        card.topic_progress, card.overall_progress, card.held_back = (
+            state.topic_progress,
+            state.overall_progress,
+            held,
+        )
+    else:
+        state.next_assignment = next_assignment(user=user, after=assignment)
+    return state
+
+
+def assessor_judgments(*, user: AbstractBaseUser) -> QuerySet[Judgment]:
+    """The user's own judgments, and nothing else."""
+    return Judgment.objects.filter(judge__user_id=user.pk).select_related("assignment", "pair__passage").order_by("-pk")
+
+
+# --- campaigns (organizers) -----------------------------------------------------------------------
+
+
+def runs_top_per_group(*, runs: Iterable[Run], n: int) -> list[Run]:
+    """The `n` highest-priority runs of each group (priority 1 first; runs without a priority last)."""
+    by_group: dict[str, list[Run]] = {}
+    for run in runs:
+        by_group.setdefault(run.group, []).append(run)
+    chosen: list[Run] = []
+    for group_runs in by_group.values():
+        group_runs.sort(key=lambda r: (r.priority is None, r.priority or 0, r.run_id))
+        chosen.extend(group_runs[:n])
+    return sorted(chosen, key=lambda r: r.run_id)
+
+
+def campaign_list() -> QuerySet[Campaign]:
+    return Campaign.objects.select_related("post_edit_judge").annotate(
+        n_runs=Count("runs", distinct=True),
+        n_topics=Count("topics", distinct=True),
+        n_assignments=Count("assignments", distinct=True),
+    )
+
+
+def campaign_get(*, campaign_id: int) -> Campaign | None:
+    return Campaign.objects.select_related("post_edit_judge").filter(pk=campaign_id).first()
+
+
+def campaign_assignments(*, campaign: Campaign) -> QuerySet[Assignment]:
+    return assignments_with_progress(
+        Assignment.objects.filter(campaign=campaign).select_related("assessor", "topic")
+    ).order_by("assessor__username", "order", "pk")
+
+
+@dataclass(frozen=True)
+class CampaignFigures:
+    judgments: int
+    median_seconds: float | None
+    per_hour: list[tuple[Any, int]]
+    flags: list[Judgment]
+
+
+def campaign_figures(*, campaign: Campaign, hours: int = 24) -> CampaignFigures:
+    """Human judgments made in the campaign's assignments: count, median seconds, judgments per hour
+    (the latest `hours` hours that had any), and the flags to review."""
+    qs = Judgment.objects.filter(assignment__campaign=campaign)
+    seconds = [s for s in qs.filter(seconds__isnull=False).values_list("seconds", flat=True) if s is not None]
+    per_hour = list(
+        qs.annotate(hour=TruncHour("created_at")).values("hour").annotate(n=Count("pk")).order_by("-hour")[:hours]
+    )
+    flags = list(
+        qs.filter(flagged=True).select_related("judge", "assignment__topic", "pair__passage").order_by("-pk")[:200]
+    )
+    return CampaignFigures(
+        judgments=qs.count(),
+        median_seconds=statistics.median(seconds) if seconds else None,
+        per_hour=[(row["hour"], row["n"]) for row in reversed(per_hour)],
+        flags=flags,
+    )
+
+
+def llm_judges() -> QuerySet[Judge]:
+    return Judge.objects.filter(kind=JudgeKind.LLM).order_by("name")

@@ -1,0 +1,250 @@
+"""Pages: the assessor's queue and judging page (htmx), and the organizer's campaign pages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.middleware import HtmxDetails
+
+from assess.models import Run
+from judging import selectors, services
+from judging.forms import AssignForm, BuildForm, CampaignForm, CampaignSettingsForm, SubmitForm
+from judging.highlight import highlight_evidence
+from judging.models import Assignment, Campaign, Label
+
+View = Callable[..., HttpResponse]
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+LABEL_KEYS = [
+    (Label.FULL.value, "1", "f", Label.FULL.label),
+    (Label.PARTIAL.value, "2", "p", Label.PARTIAL.label),
+    (Label.NONE.value, "3", "n", Label.NONE.label),
+]
+
+
+def organizer_required(view: View) -> View:
+    """Staff only: anonymous users go to the login page, assessors get 403."""
+
+    @wraps(view)
+    @login_required
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_staff:
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _own_assignment(request: HttpRequest, assignment_id: int) -> Assignment:
+    assignment = selectors.assessor_assignment_get(user=request.user, assignment_id=assignment_id)  # type: ignore[arg-type]
+    if assignment is None:
+        raise Http404("No such assignment")
+    return assignment
+
+
+# --- assessor pages -------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def queue(request: HtmxHttpRequest) -> HttpResponse:
+    """The assessor's start page: their assignments in order, with progress."""
+    user = request.user
+    assignments = list(selectors.assessor_assignments(user=user))  # type: ignore[arg-type]
+    current = next((a for a in assignments if a.status == "open"), None)
+    overall = selectors.Progress(
+        done=sum(a.done for a in assignments),  # type: ignore[attr-defined]
+        total=sum(a.total for a in assignments),  # type: ignore[attr-defined]
+    )
+    return render(request, "judging/queue.html", {"assignments": assignments, "current": current, "overall": overall})
+
+
+def _judge_context(state: selectors.QueueState) -> dict[str, Any]:
+    card = state.card
+    passage_html = None
+    if card is not None and state.assignment.campaign.highlight_evidence:
+        passage_html = highlight_evidence(card.passage.text, card.sentence_text)
+    return {
+        "state": state,
+        "assignment": state.assignment,
+        "campaign": state.assignment.campaign,
+        "card": card,
+        "passage_html": passage_html,
+        "label_keys": LABEL_KEYS,
+    }
+
+
+def _render_state(request: HtmxHttpRequest, state: selectors.QueueState, *, status: int = 200) -> HttpResponse:
+    template = "judging/judge.html#pair-card" if request.htmx else "judging/judge.html"
+    return render(request, template, _judge_context(state), status=status)
+
+
+@login_required
+@require_GET
+def judge(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
+    """The judging page: resumes at the first pair this assignment has not judged."""
+    assignment = _own_assignment(request, assignment_id)
+    return _render_state(request, selectors.queue_state(assignment=assignment))
+
+
+@login_required
+@require_POST
+def submit(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
+    """Store one judgment and return the next pair's card (one htmx request per keystroke)."""
+    assignment = _own_assignment(request, assignment_id)
+    form = SubmitForm(request.POST)
+    if not form.is_valid():
+        return HttpResponse(f"Not saved: {form.errors.as_text()}", status=400, content_type="text/plain")
+    data = form.cleaned_data
+    try:
+        services.judgment_submit(
+            assignment=assignment,
+            pair_id=data["pair_id"],
+            label=data["label"],
+            token=data["token"],
+            seconds=data["seconds"],
+            flagged=data["flagged"],
+            comment=data["comment"],
+        )
+    except services.SubmissionRejected as exc:
+        return HttpResponse(f"Not saved: {exc}", status=409, content_type="text/plain")
+    if not request.htmx:
+        return redirect("judging:judge", assignment_id=assignment.pk)
+    return _render_state(request, selectors.queue_state(assignment=assignment))
+
+
+@login_required
+@require_GET
+def back(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
+    """The previous pair, to change its judgment (the change is a new judgment row)."""
+    assignment = _own_assignment(request, assignment_id)
+    before = request.GET.get("before")
+    state = selectors.back_state(assignment=assignment, before=int(before) if before and before.isdigit() else None)
+    if state is None:
+        state = selectors.queue_state(assignment=assignment)
+    return _render_state(request, state)
+
+
+# --- organizer pages ------------------------------------------------------------------------------
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def campaigns(request: HttpRequest) -> HttpResponse:
+    form = CampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        runs = list(Run.objects.all()) if data["all_runs"] else list(data["runs"])
+        if data["top_per_group"]:
+            runs = selectors.runs_top_per_group(runs=runs, n=data["top_per_group"])
+        campaign = services.campaign_create(
+            name=data["name"],
+            runs=runs,
+            topics=data["topics"],
+            depth=data["depth"],
+            guidelines=data["guidelines"],
+            post_edit_judge=data["post_edit_judge"],
+            highlight_evidence=data["highlight_evidence"],
+        )
+        _build(request, campaign, allow_missing_text=data["allow_missing_text"])
+        return redirect("judging:campaign", campaign_id=campaign.pk)
+    return render(request, "judging/campaigns.html", {"campaigns": selectors.campaign_list(), "form": form})
+
+
+def _build(request: HttpRequest, campaign: Campaign, *, allow_missing_text: bool) -> None:
+    try:
+        summary = services.campaign_build_pairs(campaign=campaign, allow_missing_text=allow_missing_text)
+    except services.CampaignBuildError as exc:
+        messages.error(request, f"Pairs not built: {exc.message}")
+        return
+    messages.success(
+        request,
+        f"Built {summary['pairs']} pairs from {summary['citations_kept']} citations "
+        f"({summary['judgments_saved']} judgments saved by deduplication).",
+    )
+
+
+def _campaign_or_404(campaign_id: int) -> Campaign:
+    campaign = selectors.campaign_get(campaign_id=campaign_id)
+    if campaign is None:
+        raise Http404("No such campaign")
+    return campaign
+
+
+@organizer_required
+@require_GET
+def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = _campaign_or_404(campaign_id)
+    return render(
+        request,
+        "judging/campaign.html",
+        {
+            "campaign": campaign,
+            "assignments": selectors.campaign_assignments(campaign=campaign),
+            "figures": selectors.campaign_figures(campaign=campaign),
+            "assign_form": AssignForm(
+                campaign=campaign, initial={"assessor": User.objects.filter(is_staff=False).first()}
+            ),
+            "settings_form": CampaignSettingsForm(instance=campaign),
+            "build_form": BuildForm(),
+        },
+    )
+
+
+@organizer_required
+@require_POST
+def campaign_build(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = _campaign_or_404(campaign_id)
+    form = BuildForm(request.POST)
+    form.is_valid()
+    _build(request, campaign, allow_missing_text=bool(form.cleaned_data.get("allow_missing_text")))
+    return redirect("judging:campaign", campaign_id=campaign.pk)
+
+
+@organizer_required
+@require_POST
+def campaign_settings(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = _campaign_or_404(campaign_id)
+    form = CampaignSettingsForm(request.POST, instance=campaign)
+    if form.is_valid():
+        services.campaign_update(
+            campaign=campaign,
+            guidelines=form.cleaned_data["guidelines"],
+            post_edit_judge=form.cleaned_data["post_edit_judge"],
+            highlight_evidence=form.cleaned_data["highlight_evidence"],
+        )
+        messages.success(request, "Settings saved.")
+    else:
+        messages.error(request, f"Settings not saved: {form.errors.as_text()}")
+    return redirect("judging:campaign", campaign_id=campaign.pk)
+
+
+@organizer_required
+@require_POST
+def campaign_assign(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = _campaign_or_404(campaign_id)
+    form = AssignForm(request.POST, campaign=campaign)
+    if form.is_valid():
+        made = services.assignments_create(
+            campaign=campaign,
+            assessor=form.cleaned_data["assessor"],
+            topics=form.cleaned_data["topics"],
+            condition=form.cleaned_data["condition"],
+        )
+        messages.success(request, f"{len(made)} assignment(s) for {form.cleaned_data['assessor'].username}.")
+    else:
+        messages.error(request, f"Not assigned: {form.errors.as_text()}")
+    return redirect("judging:campaign", campaign_id=campaign.pk)

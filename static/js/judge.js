@@ -1,0 +1,164 @@
+// The judging page: keys, active time, and retries. One keystroke = one htmx request that stores the
+// judgment and swaps in the next pair card. Submits are idempotent (the card's token), so retrying is safe.
+(function () {
+  "use strict";
+
+  var IDLE_LIMIT_MS = 60 * 1000; // no input for longer than this is idle, and not counted
+  var TICK_MS = 250;
+  var RETRY_DELAYS_MS = [500, 1500, 4000];
+
+  var activeMs = 0;
+  var lastTick = Date.now();
+  var lastInput = Date.now();
+  var cardToken = null;
+  var busy = false;
+  var retries = 0;
+  var lastSubmitter = null;
+  var lastRequest = null; // "submit" or "back"
+
+  function card() { return document.getElementById("pair-card"); }
+  function form() { return document.getElementById("judge-form"); }
+
+  function status(text, kind) {
+    var el = document.getElementById("judge-status");
+    if (!el) return;
+    el.textContent = text || "";
+    el.className = "judge-status" + (kind ? " " + kind : "");
+    el.hidden = !text;
+  }
+
+  // --- active time -------------------------------------------------------------------------------
+  function tick() {
+    var now = Date.now();
+    if (!document.hidden && now - lastInput <= IDLE_LIMIT_MS) {
+      activeMs += now - lastTick;
+    }
+    lastTick = now;
+  }
+  function input() { tick(); lastInput = Date.now(); }
+  ["keydown", "mousemove", "mousedown", "wheel", "scroll", "touchstart"].forEach(function (name) {
+    window.addEventListener(name, input, { passive: true, capture: true });
+  });
+  document.addEventListener("visibilitychange", function () { tick(); if (!document.hidden) lastInput = Date.now(); });
+  setInterval(tick, TICK_MS);
+
+  function resetForCard() {
+    var c = card();
+    var token = c ? c.getAttribute("data-token") : null;
+    if (token !== cardToken) {
+      cardToken = token;
+      tick();
+      activeMs = 0;
+      retries = 0;
+    }
+  }
+
+  // --- requests ----------------------------------------------------------------------------------
+  document.body.addEventListener("htmx:configRequest", function (evt) {
+    if (evt.detail.elt && evt.detail.elt.id === "judge-form") {
+      tick();
+      evt.detail.parameters.seconds = (activeMs / 1000).toFixed(2);
+    }
+  });
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    busy = true;
+    lastRequest = evt.detail.elt && evt.detail.elt.id === "judge-form" ? "submit" : "other";
+  });
+  document.body.addEventListener("htmx:afterRequest", function (evt) {
+    busy = false;
+    if (evt.detail.successful) {
+      if (retries > 0) status("Saved.", "ok");
+      else status("");
+      retries = 0;
+    }
+  });
+  document.body.addEventListener("htmx:afterSwap", function () { resetForCard(); });
+
+  function retryOrGiveUp(message) {
+    if (lastRequest === "submit" && retries < RETRY_DELAYS_MS.length && form()) {
+      var delay = RETRY_DELAYS_MS[retries];
+      retries += 1;
+      status("Saving failed (" + message + "); retrying (" + retries + "/" + RETRY_DELAYS_MS.length + ")…", "warning");
+      setTimeout(function () { send(lastSubmitter); }, delay);
+      return;
+    }
+    status("Your answer was NOT saved: " + message + ". Check your connection and press the key again; " +
+      "nothing you saw as saved is lost.", "error");
+  }
+  document.body.addEventListener("htmx:sendError", function () { busy = false; retryOrGiveUp("no connection to the server"); });
+  document.body.addEventListener("htmx:responseError", function (evt) {
+    busy = false;
+    var xhr = evt.detail.xhr;
+    if (xhr.status >= 500 || xhr.status === 0) {
+      retryOrGiveUp("server error " + xhr.status);
+    } else if (xhr.status === 403 || xhr.status === 401) {
+      status("Your answer was NOT saved: you seem to be logged out. Reload the page and log in again.", "error");
+    } else {
+      status((xhr.responseText || ("error " + xhr.status)).slice(0, 300), "error");
+    }
+  });
+
+  function send(button) {
+    var f = form();
+    if (!f || !button) return;
+    lastSubmitter = button;
+    if (f.requestSubmit) f.requestSubmit(button); else button.click();
+  }
+
+  function choose(key) {
+    var f = form();
+    if (!f) return false;
+    var buttons = f.querySelectorAll("button.choice");
+    for (var i = 0; i < buttons.length; i++) {
+      var keys = (buttons[i].getAttribute("data-keys") || "").split(" ");
+      if (keys.indexOf(key) !== -1) { send(buttons[i]); return true; }
+    }
+    return false;
+  }
+
+  function goBack() {
+    var link = document.getElementById("judge-back");
+    if (link) { lastRequest = "back"; htmx.trigger(link, "click"); }
+  }
+
+  document.addEventListener("click", function (evt) {
+    var t = evt.target;
+    var button = t && t.closest ? t.closest("button.choice") : null;
+    if (button) lastSubmitter = button;
+  }, true);
+
+  document.addEventListener("keydown", function (evt) {
+    if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
+    var target = evt.target;
+    var typing = target && (target.tagName === "TEXTAREA" || (target.tagName === "INPUT" && target.type !== "checkbox"));
+    if (typing) {
+      if (evt.key === "Escape") { target.blur(); evt.preventDefault(); }
+      return;
+    }
+    var key = evt.key.length === 1 ? evt.key.toLowerCase() : evt.key;
+    if (key === "g") {
+      var g = document.getElementById("guidelines");
+      if (g) g.open = !g.open;
+      evt.preventDefault();
+      return;
+    }
+    if (busy) { evt.preventDefault(); return; }
+    if (key === "1" || key === "2" || key === "3" || key === "f" || key === "p" || key === "n") {
+      if (choose(key)) evt.preventDefault();
+    } else if (key === "Enter") {
+      var pre = form() && form().querySelector("button.choice.preselected");
+      var next = document.getElementById("next-assignment");
+      if (pre) { send(pre); evt.preventDefault(); }
+      else if (next && !form()) { window.location.href = next.href; evt.preventDefault(); }
+    } else if (key === "u" || key === "Backspace") {
+      goBack();
+      evt.preventDefault();
+    } else if (key === "x") {
+      var box = document.getElementById("flag-box");
+      var comment = document.getElementById("flag-comment");
+      if (box && comment) { box.checked = true; comment.focus(); evt.preventDefault(); }
+    }
+  });
+
+  resetForCard();
+})();
