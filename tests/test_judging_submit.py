@@ -45,7 +45,8 @@ def test_it_stores_one_judgment_when_the_same_token_is_submitted_twice(db):
     )
 
     # then
-    assert first.created and not again.created
+    assert first.created
+    assert not again.created
     assert again.judgment.pk == first.judgment.pk
     assert Judgment.objects.filter(assignment=assignment).count() == 1
     assert Judgment.objects.get(assignment=assignment).label == "PS"
@@ -221,8 +222,10 @@ def test_it_shows_no_llm_label_in_from_scratch(db):
     card = selectors.queue_state(assignment=assignment).card
     judgment = _submit_next(assignment, "NS").judgment
 
-    assert card.shown_label == "" and card.preselected == ""
-    assert judgment.shown_label == "" and judgment.label_changed is None
+    assert card.shown_label == ""
+    assert card.preselected == ""
+    assert judgment.shown_label == ""
+    assert judgment.label_changed is None
 
 
 @pytest.mark.django_db(transaction=True)
