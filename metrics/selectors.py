@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.core.cache import cache
@@ -23,6 +23,7 @@ from metrics.scores import AnswerLabels
 HUMAN = "human"  # the judge name that means every human judge together
 CACHE_SECONDS = 3600
 CHUNK = 5000
+EVERY_CITATION = 0  # as a depth: every citation of each sentence
 
 
 class UnknownJudge(ValueError):
@@ -64,8 +65,11 @@ class Scope:
 def scope_for(
     *, campaign: str | Campaign | None = None, depth: int | None = None, topics: Iterable[str] | None = None
 ) -> Scope:
-    """A campaign's topics, runs and depth (a given depth overrides it), or all loaded material at depth 1."""
+    """A campaign's topics, runs and depth (a given depth overrides it), or all loaded material at depth 1.
+    Depth `EVERY_CITATION` (0) takes every citation of each sentence."""
     topic_ids = frozenset(topics) if topics is not None else None
+    if depth == EVERY_CITATION:
+        return replace(scope_for(campaign=campaign, topics=topics), depth=None)
     if campaign is None or campaign == "":
         return Scope(topic_ids=topic_ids, depth=depth if depth is not None else 1)
     c = campaign if isinstance(campaign, Campaign) else Campaign.objects.filter(name=campaign).first()

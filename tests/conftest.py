@@ -71,6 +71,7 @@ def browser_login(page: Any, live_server: Any, username: str, password: str = PA
     page.click("button[type=submit]")
     page.wait_for_load_state("networkidle")
 
+
 @pytest.fixture
 def fake_openai() -> Iterator[Any]:
     """The OpenAI-compatible test server on 127.0.0.1 (tests/fake_openai.py); switch faults on `.switches`."""
@@ -92,3 +93,13 @@ def llm_fast(settings: Any, monkeypatch: Any) -> Any:
     settings.LLM_BATCH_POLL_SECONDS = 0.05
     settings.LLM_RATE_LIMIT_STORAGE = "memory://"
     return settings
+
+
+@pytest.fixture
+def fresh_cache() -> Iterator[None]:
+    """An empty Django cache (metrics cache reports under keys that a recreated test database can reuse)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

@@ -11,14 +11,16 @@ from metrics.selectors import Scope, scope_for
 
 def add_scope_arguments(parser: CommandParser, *, depth_default: str = "campaign's, or 1") -> None:
     parser.add_argument("--campaign", help="a campaign's topics and runs (default: everything loaded)")
-    parser.add_argument("--depth", type=int, help=f"citations per sentence (default: the {depth_default})")
+    parser.add_argument(
+        "--depth", type=int, help=f"citations per sentence, 0 = every citation (default: the {depth_default})"
+    )
     parser.add_argument("--topics", help="only these topic ids (comma-separated)")
 
 
 def scope_from(options: dict[str, Any]) -> Scope:
     topics = [t.strip() for t in options["topics"].split(",") if t.strip()] if options.get("topics") else None
-    if options.get("depth") is not None and options["depth"] < 1:
-        raise CommandError("--depth must be at least 1")
+    if options.get("depth") is not None and options["depth"] < 0:
+        raise CommandError("--depth must be 0 (every citation) or more")
     try:
         return scope_for(campaign=options.get("campaign"), depth=options.get("depth"), topics=topics)
     except ValueError as exc:

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from metrics.exports import ExportFormat, judgments_export
 from metrics.management.commands._common import add_scope_arguments, scope_from
-from metrics.selectors import UnknownJudge
+from metrics.selectors import EVERY_CITATION, UnknownJudge
 
 
 class Command(BaseCommand):
@@ -24,7 +24,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["depth"] is None:
-            options["depth"] = 10_000  # every citation, unless a depth is asked for
+            options["depth"] = EVERY_CITATION
         scope = scope_from(options)
         try:
             if options["out"] == "-":

@@ -1,0 +1,201 @@
+"""Scores (DESIGN §5), pure and through the database; which judgment is a citation's label."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from judging.models import Judgment, JudgeKind
+from judging.services import pairs_for_citations
+from metrics.bootstrap import run_intervals, tau_interval
+from metrics.reports import answer_scores, scores_report
+from metrics.scores import AnswerLabels, answer_score
+from metrics.selectors import scope_for
+from tests.factories import JudgeFactory, PassageFactory, RunFactory, TopicFactory, answer_build
+
+pytestmark = pytest.mark.usefixtures("fresh_cache")
+
+
+def test_it_scores_the_papers_worked_example():
+    # given: PS on the first sentence, FS on the second, the third cites nothing
+    answer = AnswerLabels("t", "r", 3, (("PS",), ("FS",)))
+
+    # when
+    score = answer_score(answer)
+
+    # then
+    assert (score.precision, score.recall) == (0.75, 0.5)
+
+
+def test_it_leaves_an_unjudged_citation_out_of_both_denominators():
+    # given
+    answer = AnswerLabels("t", "r", 3, (("FS",), (None,)))
+
+    # when
+    score = answer_score(answer)
+
+    # then
+    assert (score.precision, score.recall, score.judged) == (1.0, 0.5, 1)
+
+
+def test_it_takes_a_sentences_best_judged_citation_for_recall_at_depth_two():
+    # given
+    answer = AnswerLabels("t", "r", 2, (("NS", "FS"), ("PS", None)))
+
+    # when
+    score = answer_score(answer)
+
+    # then
+    assert score.precision == pytest.approx(1.5 / 3)
+    assert score.recall == pytest.approx((1.0 + 0.5) / 2)
+
+
+def judge_on(judge, citation, label, **extra):
+    pair = pairs_for_citations(citations=[citation])[citation.pk]
+    return Judgment.objects.create(judge=judge, pair=pair, citation=citation, label=label, **extra)
+
+
+def worked_example(run=None, topic=None, texts=("First claim.", "Second claim.", "Third claim.")):
+    run = run or RunFactory()
+    topic = topic or TopicFactory()
+    p1, p2 = PassageFactory(), PassageFactory()
+    answer = answer_build(run=run, topic=topic, sentences=[(texts[0], [p1]), (texts[1], [p2]), (texts[2], [])])
+    first, second = (s.citations.select_related("sentence").get() for s in answer.sentences.order_by("index")[:2])
+    return answer, first, second
+
+
+def test_it_scores_the_worked_example_from_judgments_in_the_database(db):
+    # given
+    judge = JudgeFactory(name="nist")
+    _, first, second = worked_example()
+    judge_on(judge, first, "PS")
+    judge_on(judge, second, "FS")
+
+    # when
+    report = scores_report(judge="nist", scope=scope_for(), resamples=0)
+
+    # then
+    (row,) = report.rows
+    assert (row.weighted_precision, row.weighted_recall, row.mean_sentences, row.topics) == (0.75, 0.5, 3.0, 1)
+
+
+def test_it_takes_the_newest_judgment_on_the_citation(db):
+    # given
+    judge = JudgeFactory(name="alice")
+    _, first, _ = worked_example()
+    judge_on(judge, first, "NS")
+    judge_on(judge, first, "FS")
+
+    # when
+    (score,) = answer_scores(judge="alice", scope=scope_for())
+
+    # then
+    assert score.precision == 1.0
+
+
+def test_it_prefers_a_judgment_on_the_citation_to_a_newer_one_on_its_pair(db):
+    # given: the same sentence citing the same passage in two runs; alice judged it on run A, then on the
+    # pair shown in run B's context
+    topic = TopicFactory()
+    passage = PassageFactory()
+    a = answer_build(run=RunFactory(run_id="A"), topic=topic, sentences=[("Same text.", [passage])])
+    b = answer_build(run=RunFactory(run_id="B"), topic=topic, sentences=[("Same  text.", [passage])])
+    citation_a = a.sentences.get().citations.select_related("sentence").get()
+    citation_b = b.sentences.get().citations.select_related("sentence").get()
+    judge = JudgeFactory(name="alice")
+    judge_on(judge, citation_a, "NS")
+    judge_on(judge, citation_b, "FS")
+
+    # when
+    scores = {s.run_id: s.precision for s in answer_scores(judge="alice", scope=scope_for())}
+
+    # then
+    assert scores == {"A": 0.0, "B": 1.0}
+
+
+def test_it_labels_every_citation_of_a_pair_judged_once(db):
+    # given: a pre-label made on the pair alone (no citation), and the pair held by two runs
+    topic = TopicFactory()
+    passage = PassageFactory()
+    a = answer_build(run=RunFactory(run_id="A"), topic=topic, sentences=[("Same text.", [passage])])
+    answer_build(run=RunFactory(run_id="B"), topic=topic, sentences=[("Same text.", [passage])])
+    citation = a.sentences.get().citations.select_related("sentence").get()
+    pair = pairs_for_citations(citations=[citation])[citation.pk]
+    Judgment.objects.create(judge=JudgeFactory(name="gpt", kind=JudgeKind.LLM), pair=pair, label="PS")
+
+    # when
+    scores = {s.run_id: s.precision for s in answer_scores(judge="gpt", scope=scope_for())}
+
+    # then
+    assert scores == {"A": 0.5, "B": 0.5}
+
+
+def test_human_means_every_human_judge_together(db):
+    # given
+    _, first, second = worked_example()
+    judge_on(JudgeFactory(name="alice"), first, "PS")
+    judge_on(JudgeFactory(name="bob"), second, "FS")
+    judge_on(JudgeFactory(name="gpt", kind=JudgeKind.LLM), second, "NS")
+
+    # when
+    report = scores_report(judge="human", scope=scope_for(), resamples=0)
+
+    # then
+    assert (report.rows[0].weighted_precision, report.rows[0].weighted_recall) == (0.75, 0.5)
+
+
+def test_a_topic_the_run_did_not_answer_counts_zero(db):
+    # given: run R1 answers two judged topics, run R2 only the first
+    judge = JudgeFactory(name="nist")
+    t1, t2 = TopicFactory(), TopicFactory()
+    r1, r2 = RunFactory(run_id="R1"), RunFactory(run_id="R2")
+    for run, topic in ((r1, t1), (r1, t2), (r2, t1)):
+        answer = answer_build(run=run, topic=topic, sentences=[(f"{run.run_id} {topic.topic_id}", [PassageFactory()])])
+        judge_on(judge, answer.sentences.get().citations.select_related("sentence").get(), "FS")
+
+    # when
+    report = scores_report(judge="nist", scope=scope_for(), resamples=0)
+
+    # then
+    assert {r.run_id: r.weighted_precision for r in report.rows} == {"R1": 1.0, "R2": 0.5}
+
+
+def test_it_filters_by_condition(db):
+    # given
+    judge = JudgeFactory(name="alice")
+    _, first, second = worked_example()
+    judge_on(judge, first, "FS", condition="from_scratch")
+    judge_on(judge, second, "NS", condition="post_edit")
+
+    # when
+    report = scores_report(judge="alice", scope=scope_for(), condition="post_edit", resamples=0)
+
+    # then
+    assert report.rows[0].weighted_precision == 0.0
+
+
+def test_bootstrap_intervals_are_reproducible_with_a_seed_and_hold_the_mean():
+    # given
+    rng = np.random.default_rng(1)
+    per_topic = rng.random((5, 30))
+
+    # when
+    first = run_intervals(per_topic, resamples=500, seed=7)
+    second = run_intervals(per_topic, resamples=500, seed=7)
+
+    # then
+    assert first == second
+    for interval, mean in zip(first, per_topic.mean(axis=1), strict=True):
+        assert interval.low < mean < interval.high
+
+
+def test_the_tau_interval_is_narrow_when_both_judges_agree_exactly():
+    # given
+    rng = np.random.default_rng(2)
+    per_topic = rng.random((8, 20)) + np.arange(8)[:, None]
+
+    # when
+    interval = tau_interval(per_topic, per_topic.copy(), resamples=200, seed=1)
+
+    # then
+    assert (interval.low, interval.high) == (pytest.approx(1.0), pytest.approx(1.0))
