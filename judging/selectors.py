@@ -6,6 +6,7 @@ nothing returns another person's label to an assessor."""
 from __future__ import annotations
 
 import statistics
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -156,6 +157,10 @@ class PairCard:
     topic_progress: Progress = field(default_factory=lambda: Progress(0, 0))
     overall_progress: Progress = field(default_factory=lambda: Progress(0, 0))
     held_back: int = 0
+
+    @property
+    def token_uuid(self) -> uuid.UUID:
+        return uuid.UUID(self.token)
 
     @property
     def preselected(self) -> str:
