@@ -12,7 +12,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from assess.services import RunFormat, RunOptions, runs_import
 from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
-from judging.models import Judgment, JudgeKind
+from judging.models import JudgeKind, Judgment
 from judging.services import pairs_for_citations
 from metrics.agreement import self_consistency
 from metrics.reports import agreement_report

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from judging.models import Judgment, JudgeKind
+from judging.models import JudgeKind, Judgment
 from judging.services import pairs_for_citations
 from metrics.bootstrap import run_intervals, tau_interval
 from metrics.reports import answer_scores, scores_report
