@@ -19,10 +19,11 @@ class MultipleFileField(forms.FileField):
 
     def clean(self, data: Any, initial: Any = None) -> list[UploadedFile]:
         single = super().clean
-        if isinstance(data, (list, tuple)):
-            return [single(d, initial) for d in data]
-        cleaned = single(data, initial)
-        return [cleaned] if cleaned else []
+        items = [d for d in (data if isinstance(data, (list, tuple)) else [data]) if d]
+        if not items:
+            single(None, initial)  # raises "required" when the field is required
+            return []
+        return [single(d, initial) for d in items]
 
 
 UPLOAD_KIND_CHOICES = [

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.core.cache import cache
 from django.core.files.uploadedfile import UploadedFile
-from django.db import InterfaceError, OperationalError, close_old_connections, connections, transaction
+from django.db import InterfaceError, OperationalError, connections, transaction
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 
@@ -166,7 +166,6 @@ def import_job_execute(*, job_id: int) -> ImportJob | None:
     A job that was running when its worker died is run again (its import was rolled back with it).
     Transient database errors propagate so that the task can retry.
     """
-    close_old_connections()
     started = ImportJob.objects.filter(pk=job_id, status__in=[ImportStatus.PENDING, ImportStatus.RUNNING]).update(
         status=ImportStatus.RUNNING
     )
