@@ -6,6 +6,7 @@ import gzip
 import io
 import json
 import os
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ ProgressCallback = Callable[[int, int], None]
 """Called with (bytes done, bytes total) as a file is read."""
 
 MAX_LISTED_WARNINGS = 200
+MAX_LISTED_ERRORS = 200
 
 
 @dataclass(frozen=True)
@@ -34,13 +36,18 @@ class Message:
 
 @dataclass
 class ImportReport:
+    """What an import found. Only the first few hundred messages are kept; the counts are exact."""
+
     errors: list[Message] = field(default_factory=list)
     warnings: list[Message] = field(default_factory=list)
+    error_count: int = 0
     warning_count: int = 0
     counts: dict[str, int] = field(default_factory=dict)
 
     def error(self, file: str, line: int | None, field_name: str, text: str) -> None:
-        self.errors.append(Message(file, line, field_name, text))
+        self.error_count += 1
+        if len(self.errors) < MAX_LISTED_ERRORS:
+            self.errors.append(Message(file, line, field_name, text))
 
     def warn(self, file: str, line: int | None, field_name: str, text: str) -> None:
         self.warning_count += 1
@@ -52,13 +59,14 @@ class ImportReport:
 
     @property
     def ok(self) -> bool:
-        return not self.errors
+        return self.error_count == 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
             "errors": [m.as_dict() for m in self.errors],
             "warnings": [m.as_dict() for m in self.warnings],
+            "error_count": self.error_count,
             "warning_count": self.warning_count,
             "counts": dict(self.counts),
         }
@@ -70,7 +78,7 @@ class ImportRejected(Exception):
     def __init__(self, report: ImportReport) -> None:
         self.report = report
         first = str(report.errors[0]) if report.errors else "rejected"
-        more = f" (and {len(report.errors) - 1} more errors)" if len(report.errors) > 1 else ""
+        more = f" (and {report.error_count - 1} more errors)" if report.error_count > 1 else ""
         super().__init__(first + more)
 
 
@@ -112,30 +120,37 @@ def display_name(path: str | Path, name: str | None = None) -> str:
 def iter_lines(
     path: str | Path, *, progress: ProgressCallback | None = None, offset: int = 0, total: int | None = None
 ) -> Iterator[tuple[int, str]]:
-    """Yield (1-based line number, line without newline) from a text file, plain or gzip, one line at a time.
+    """Yield (1-based line number, line without its newline) from a text file, plain or gzip, one at a time.
 
-    `offset` and `total` let several files report one combined progress.
+    Each line is decoded on its own, so a byte that is not UTF-8 is reported on its own line. `offset` and
+    `total` let several files report one combined progress (in bytes read from disk).
     """
     path = Path(path)
     size = path.stat().st_size
     total = total if total is not None else size
-    counter = _CountingReader(open(path, "rb"))  # noqa: SIM115 - closed with `text` below
-    stream: Any = gzip.GzipFile(fileobj=counter) if _is_gzip(path) else io.BufferedReader(counter)
-    text = io.TextIOWrapper(stream, encoding="utf-8", errors="strict", newline="")
-    last_reported = 0
-    number = 0
-    try:
-        for number, line in enumerate(text, start=1):
-            if progress is not None and counter.count - last_reported >= 256 * 1024:
-                last_reported = counter.count
-                progress(offset + counter.count, total)
-            yield number, line.rstrip("\r\n")
-    except UnicodeDecodeError as exc:
-        raise FileUnreadable(number + 1, f"not UTF-8 text ({exc.reason})") from exc
-    except (OSError, EOFError) as exc:
-        raise FileUnreadable(number + 1, f"cannot read the file: {exc}") from exc
-    finally:
-        text.close()
+    with open(path, "rb") as raw:
+        counter = _CountingReader(raw)
+        stream: Any = gzip.GzipFile(fileobj=counter) if _is_gzip(path) else io.BufferedReader(counter, 1 << 20)
+        last_reported = 0
+        number = 0
+        try:
+            for number, data in enumerate(stream, start=1):
+                if progress is not None and counter.count - last_reported >= 256 * 1024:
+                    last_reported = counter.count
+                    progress(offset + counter.count, total)
+                try:
+                    line = data.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise FileUnreadable(
+                        number, f"not UTF-8 text (byte {exc.start + 1} of the line: {exc.reason})"
+                    ) from exc
+                if number == 1 and line.startswith("\ufeff"):
+                    line = line[1:]
+                yield number, line.rstrip("\r\n")
+        except EOFError as exc:
+            raise FileUnreadable(number + 1, f"the file ends early (truncated gzip?): {exc}") from exc
+        except (OSError, zlib.error) as exc:
+            raise FileUnreadable(number + 1, f"cannot read the file: {exc}") from exc
     if progress is not None:
         progress(offset + size, total)
 

@@ -2,7 +2,9 @@
 
 Every import streams its files line by line and writes in batches inside one transaction. Errors are
 collected for the whole input; if there is any, the transaction is rolled back and nothing changes.
-Warnings are reported and the input is imported.
+Warnings are reported and the input is imported. The run checks follow the track's own checker
+(ragnarok's `rag24_validation` / `rag25_validation`); where that checker only warns or fixes, so do we,
+and what it rejects we reject, except an unknown topic, which is created with a warning.
 """
 
 from __future__ import annotations
@@ -10,12 +12,14 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import ProtectedError, RestrictedError
 
 from assess.models import Answer, Citation, Passage, Run, Sentence, Task, Topic
 from assess.reading import (
@@ -28,11 +32,23 @@ from assess.reading import (
     iter_lines,
     read_json_lines,
 )
+from assess.selectors import passages_missing_text
 
-BATCH_ANSWERS = 500
+BATCH_ANSWERS = 1000
 BATCH_PASSAGES = 2000
 MAX_REFERENCES_2024 = 20
 MAX_REFERENCES_2025 = 100
+MAX_RESPONSE_WORDS = 400
+MAX_INT = 2**31 - 1  # PositiveIntegerField's upper bound on PostgreSQL
+PASSAGE_CACHE_LIMIT = 500_000
+
+# Column widths of the models, checked up front so that a long id is a clear error, not a database one.
+MAX_TOPIC_ID = Topic._meta.get_field("topic_id").max_length or 64
+MAX_PASSAGE_ID = Passage._meta.get_field("passage_id").max_length or 128
+MAX_RUN_ID = Run._meta.get_field("run_id").max_length or 255
+MAX_GROUP = Run._meta.get_field("group").max_length or 128
+
+SEGMENT_ID = re.compile(r"^msmarco_v2\.1_doc_(?P<shard>\d+)_(?P<doc_offset>\d+)#(?P<index>\d+)_(?P<offset>\d+)$")
 
 
 @dataclass(frozen=True)
@@ -52,22 +68,43 @@ def _as_inputs(files: Iterable[InputFile | str | Path]) -> list[InputFile]:
 
 
 def _reject_if_errors(report: ImportReport) -> None:
-    if report.errors:
+    if not report.ok:
         raise ImportRejected(report)
+
+
+def _empty_file_error(report: ImportReport, f: InputFile, what: str) -> None:
+    """A file that gave no rows: say whether it is empty or only holds nothing usable."""
+    if f.path.stat().st_size == 0:
+        report.error(f.name, None, "", "the file is empty")
+    else:
+        report.error(f.name, None, "", f"no {what} found")
+
+
+def _clean_text(report: ImportReport, file: str, line: int | None, where: str, text: str) -> str:
+    """PostgreSQL cannot store NUL characters in text: drop them, with a warning."""
+    if "\x00" in text:
+        report.warn(file, line, where, "NUL characters removed from the text")
+        return text.replace("\x00", "")
+    return text
 
 
 # --- topics ---------------------------------------------------------------------------------------
 
 
 def topics_import(*, files: Iterable[InputFile | str | Path], progress: ProgressCallback | None = None) -> ImportReport:
-    """Import topics from TSV (`id<TAB>text`, the track's topics file) or JSONL (`{topic_id, text}`)."""
+    """Import topics from TSV (`id<TAB>text`, the track's topics file) or JSONL (`{topic_id, text}`).
+
+    A topic that is already loaded gets the new text; the same topic twice with two texts is an error.
+    """
     inputs = _as_inputs(files)
     report = ImportReport()
     rows: dict[str, str] = {}
     where: dict[str, tuple[str, int]] = {}
     total, offset = files_total_size([f.path for f in inputs]), 0
     for f in inputs:
+        found = 0
         for number, topic_id, text in _topic_rows(report, f, progress, offset, total):
+            found += 1
             if topic_id in where and rows[topic_id] != text:
                 first_file, first_line = where[topic_id]
                 report.error(
@@ -79,9 +116,9 @@ def topics_import(*, files: Iterable[InputFile | str | Path], progress: Progress
                 continue
             rows[topic_id] = text
             where.setdefault(topic_id, (f.name, number))
+        if not found and not any(e.file == f.name for e in report.errors):
+            _empty_file_error(report, f, "topics")
         offset += f.path.stat().st_size
-    if not rows and not report.errors:
-        report.error(inputs[0].name if inputs else "", None, "", "no topics found")
     _reject_if_errors(report)
     with transaction.atomic():
         existing = set(Topic.objects.filter(topic_id__in=rows).values_list("topic_id", flat=True))
@@ -115,18 +152,34 @@ def _topic_rows(
                 if topic_id is None:
                     report.error(f.name, number, "topic_id", "missing field (topic_id, qid or id)")
                     continue
+                if isinstance(topic_id, bool) or not isinstance(topic_id, (str, int)):
+                    report.error(f.name, number, "topic_id", f"expected a string or a number, got {topic_id!r}")
+                    continue
                 if not isinstance(text, str):
                     report.error(f.name, number, "text", "missing field or not a string")
                     continue
-                yield number, str(topic_id).strip(), text.strip()
+                topic_id, text = str(topic_id).strip(), text.strip()
             else:
                 parts = line.split("\t", 1)
                 if len(parts) != 2 or not parts[0].strip():
                     report.error(f.name, number, "topic_id", "expected `topic_id<TAB>text` or a JSON object")
                     continue
-                yield number, parts[0].strip(), parts[1].strip()
+                topic_id, text = parts[0].strip(), parts[1].strip()
+            if not _topic_id_ok(report, f.name, number, "topic_id", topic_id):
+                continue
+            yield number, topic_id, _clean_text(report, f.name, number, "text", text)
     except FileUnreadable as exc:
         report.error(f.name, exc.line, "", exc.text)
+
+
+def _topic_id_ok(report: ImportReport, file: str, number: int, where: str, topic_id: str) -> bool:
+    if not topic_id:
+        report.error(file, number, where, "empty topic id")
+        return False
+    if len(topic_id) > MAX_TOPIC_ID:
+        report.error(file, number, where, f"topic id is longer than {MAX_TOPIC_ID} characters")
+        return False
+    return True
 
 
 def _first_present(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -160,15 +213,17 @@ def passages_import(
     with transaction.atomic():
         batch: dict[str, PassageRow] = {}
         for f in inputs:
+            found = 0
             for number, obj in read_json_lines(report, f.path, f.name, progress=progress, offset=offset, total=total):
                 for row in _passage_rows(report, f.name, number, obj):
+                    found += 1
                     batch[row.passage_id] = row
-                if len(batch) >= BATCH_PASSAGES and not report.errors:
+                if len(batch) >= BATCH_PASSAGES and report.ok:
                     _passages_upsert(report, batch.values())
                     batch = {}
+            if not found and not any(e.file == f.name for e in report.errors):
+                _empty_file_error(report, f, "passages")
             offset += f.path.stat().st_size
-        if not report.counts.get("passages") and not batch and not report.errors:
-            report.error(inputs[0].name if inputs else "", None, "", "no passages found")
         _reject_if_errors(report)
         _passages_upsert(report, batch.values())
     return report
@@ -206,12 +261,18 @@ def _passage_rows(report: ImportReport, file: str, number: int, obj: dict[str, A
             yield row
 
 
-def _segment_row(report: ImportReport, file: str, number: int, obj: dict[str, Any], prefix: str) -> PassageRow | None:
-    pid = obj.get("docid", obj.get("segment_id", obj.get("passage_id")))
+def _segment_row(
+    report: ImportReport, file: str, number: int | None, obj: dict[str, Any], prefix: str
+) -> PassageRow | None:
+    pid = _first_present(obj, ("docid", "segment_id", "passage_id"))
     if not isinstance(pid, str) or not pid.strip():
         report.error(file, number, prefix + "docid", "missing field or not a string")
         return None
-    text = obj.get("segment", obj.get("text"))
+    pid = pid.strip()
+    if len(pid) > MAX_PASSAGE_ID:
+        report.error(file, number, prefix + "docid", f"passage id is longer than {MAX_PASSAGE_ID} characters")
+        return None
+    text = _first_present(obj, ("segment", "text"))
     if not isinstance(text, str):
         report.error(file, number, prefix + "segment", "missing field or not a string")
         return None
@@ -221,8 +282,8 @@ def _segment_row(report: ImportReport, file: str, number: int, obj: dict[str, An
     extra = {}
     for key in ("title", "url", "headings"):
         value = obj.get(key, "")
-        extra[key] = value if isinstance(value, str) else ""
-    return PassageRow(passage_id=pid.strip(), text=text, **extra)
+        extra[key] = _clean_text(report, file, number, prefix + key, value) if isinstance(value, str) else ""
+    return PassageRow(passage_id=pid, text=_clean_text(report, file, number, prefix + "segment", text), **extra)
 
 
 def _passages_upsert(report: ImportReport, rows: Iterable[PassageRow]) -> None:
@@ -242,64 +303,79 @@ def _passages_upsert(report: ImportReport, rows: Iterable[PassageRow]) -> None:
     report.add("passages", len(objs))
 
 
-SEGMENT_ID = re.compile(r"^msmarco_v2\.1_doc_(?P<shard>\d+)_(?P<doc_offset>\d+)#(?P<index>\d+)_(?P<offset>\d+)$")
-
-
 def passages_fill_from_corpus(*, corpus_dir: str | Path, progress: ProgressCallback | None = None) -> ImportReport:
-    """Fill cited passages that have no text from an MS MARCO V2.1 segmented corpus directory.
+    """Fill the cited passages that have no text from an MS MARCO V2.1 segmented corpus directory.
 
     The segment id carries the byte offset of its line in its shard
     (`msmarco_v2.1_doc_<shard>_<doc offset>#<index>_<offset>`), so each passage costs one seek and one
-    line read; the 25 GB corpus is never scanned.
+    line read; the 25 GB corpus is never scanned. A line at that offset that is not this passage's JSON
+    line is an error, and nothing is filled.
     """
     corpus = Path(corpus_dir)
     report = ImportReport()
-    missing = list(Passage.objects.filter(has_text=False).values_list("passage_id", flat=True))
+    if not corpus.is_dir():
+        report.error(str(corpus), None, "corpus", "not a directory")
+        raise ImportRejected(report)
     by_shard: dict[str, list[tuple[int, str]]] = {}
-    for pid in missing:
+    n_missing = 0
+    for pid in passages_missing_text().values_list("passage_id", flat=True).iterator(chunk_size=10_000):
+        n_missing += 1
         m = SEGMENT_ID.match(pid)
         if m is None:
-            report.warn(str(corpus), None, "passage_id", f"{pid}: not an MS MARCO V2.1 segment id; skipped")
+            report.warn(corpus.name, None, "passage_id", f"{pid}: not an MS MARCO V2.1 segment id; skipped")
             continue
         by_shard.setdefault(m["shard"], []).append((int(m["offset"]), pid))
-    rows: list[PassageRow] = []
     done = 0
-    for shard, wanted in sorted(by_shard.items()):
-        path = _shard_path(corpus, shard)
-        if path is None:
-            report.warn(
-                str(corpus),
-                None,
-                "shard",
-                f"no shard file msmarco_v2.1_doc_segmented_{shard}.json; {len(wanted)} passages left without text",
-            )
-            done += len(wanted)
-            continue
-        with open(path, "rb") as fh:
-            for offset, pid in sorted(wanted):
-                fh.seek(offset)
-                raw = fh.readline()
-                done += 1
-                if progress is not None:
-                    progress(done, len(missing))
-                try:
-                    obj = json.loads(raw)
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    report.error(path.name, None, "offset", f"{pid}: no JSON line at byte {offset}")
-                    continue
-                if not isinstance(obj, dict) or obj.get("docid") != pid:
-                    found = obj.get("docid") if isinstance(obj, dict) else None
-                    report.error(path.name, None, "docid", f"{pid}: the line at byte {offset} is {found!r}")
-                    continue
-                row = _segment_row(report, path.name, None, obj, "")  # type: ignore[arg-type]
-                if row is not None:
-                    rows.append(row)
-    _reject_if_errors(report)
     with transaction.atomic():
-        for start in range(0, len(rows), BATCH_PASSAGES):
-            _passages_upsert(report, rows[start : start + BATCH_PASSAGES])
-    report.add("passages_missing_before", len(missing))
+        rows: list[PassageRow] = []
+        for shard, wanted in sorted(by_shard.items()):
+            path = _shard_path(corpus, shard)
+            if path is None:
+                report.warn(
+                    corpus.name,
+                    None,
+                    "shard",
+                    f"no shard file msmarco_v2.1_doc_segmented_{shard}.json; {len(wanted)} passages left without text",
+                )
+                done += len(wanted)
+                continue
+            size = path.stat().st_size
+            with open(path, "rb") as fh:
+                for offset, pid in sorted(wanted):
+                    done += 1
+                    if progress is not None and done % 1000 == 0:
+                        progress(done, n_missing)
+                    row = _read_segment_at(report, fh, path.name, size, offset, pid)
+                    if row is not None:
+                        rows.append(row)
+                    if len(rows) >= BATCH_PASSAGES and report.ok:
+                        _passages_upsert(report, rows)
+                        rows = []
+        _reject_if_errors(report)
+        _passages_upsert(report, rows)
+    if progress is not None:
+        progress(n_missing, n_missing)
+    report.add("passages_missing_before", n_missing)
     return report
+
+
+def _read_segment_at(report: ImportReport, fh: Any, shard: str, size: int, offset: int, pid: str) -> PassageRow | None:
+    """Read the one corpus line at `offset` (a line is at most a few kB: read no more than 1 MB)."""
+    if offset >= size:
+        report.error(shard, None, "offset", f"{pid}: byte {offset} is past the end of the shard ({size} bytes)")
+        return None
+    fh.seek(offset)
+    raw = fh.readline(1 << 20)
+    try:
+        obj = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        report.error(shard, None, "offset", f"{pid}: no JSON line starts at byte {offset}")
+        return None
+    found = obj.get("docid") if isinstance(obj, dict) else None
+    if found != pid:
+        report.error(shard, None, "docid", f"{pid}: the line at byte {offset} is {found!r}")
+        return None
+    return _segment_row(report, shard, None, obj, "")
 
 
 def _shard_path(corpus: Path, shard: str) -> Path | None:
@@ -324,7 +400,7 @@ class ParsedAnswer:
     line: int
     run_id: str
     topic_id: str
-    topic_text: str
+    topic_text: str | None  # None: the line does not give it (NIST, 2025 without narrative)
     references: list[str]
     response_length: int | None
     sentences: list[tuple[str, list[tuple[int, str]]]]  # (text, [(reference index, passage id)])
@@ -353,19 +429,17 @@ def runs_import(
     options = options or RunOptions()
     report = ImportReport()
     total, offset = files_total_size([f.path for f in inputs]), 0
-    writer = _RunWriter(report, options, fmt)
+    parse = _parse_trec_line if fmt == RunFormat.TREC else _parse_nist_line
     with transaction.atomic():
+        writer = _RunWriter(report, options, fmt)
         for f in inputs:
-            writer.start_file(f.name)
-            parse = _parse_trec_line if fmt == RunFormat.TREC else _parse_nist_line
+            writer.start_file(f)
             for number, obj in read_json_lines(report, f.path, f.name, progress=progress, offset=offset, total=total):
                 parsed = parse(report, f.name, number, obj)
                 if parsed is None:
                     continue
-                if options.topics is not None and parsed.topic_id not in options.topics:
-                    continue
                 writer.add(f.name, parsed)
-            writer.end_file(f.name)
+            writer.end_file(f)
             offset += f.path.stat().st_size
         writer.flush()
         _reject_if_errors(report)
@@ -376,60 +450,156 @@ def _is_missing_text(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _topic_id_of(report: ImportReport, file: str, number: int, obj: dict[str, Any]) -> str | None:
-    if "topic_id" not in obj:
-        report.error(file, number, "topic_id", "missing field")
+def count_words(text: str) -> int:
+    """Words as the track's checker counts them: NFKC-normalised, stripped, split on whitespace."""
+    return len(unicodedata.normalize("NFKC", text.strip()).split())
+
+
+def _topic_id_value(report: ImportReport, file: str, number: int, where: str, value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        report.error(file, number, where, f"expected a string or a number, got {value!r}")
         return None
-    topic_id = obj["topic_id"]
-    if isinstance(topic_id, bool) or not isinstance(topic_id, (str, int)) or str(topic_id).strip() == "":
-        report.error(file, number, "topic_id", f"expected a string or a number, got {topic_id!r}")
+    topic_id = str(value).strip()
+    return topic_id if _topic_id_ok(report, file, number, where, topic_id) else None
+
+
+def _run_id_value(report: ImportReport, file: str, number: int, where: str, value: Any) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        report.error(file, number, where, f"expected a non-empty string, got {value!r}")
         return None
-    return str(topic_id).strip()
+    if len(value.strip()) > MAX_RUN_ID:
+        report.error(file, number, where, f"run id is longer than {MAX_RUN_ID} characters")
+        return None
+    return value.strip()
 
 
 def _parse_trec_line(report: ImportReport, file: str, number: int, obj: dict[str, Any]) -> ParsedAnswer | None:
-    n_errors = len(report.errors)
-    metadata: dict[str, Any] = obj["metadata"] if isinstance(obj.get("metadata"), dict) else {}
-    run_id = obj.get("run_id", metadata.get("run_id"))
-    if run_id is None:
-        report.error(file, number, "run_id", "missing field")
-    elif not isinstance(run_id, str) or not run_id.strip():
-        report.error(file, number, "run_id", f"expected a non-empty string, got {run_id!r}")
-    topic_id = _topic_id_of(report, file, number, obj)
-    topic_text = obj.get("topic", metadata.get("narrative", ""))
-    if not isinstance(topic_text, str):
-        report.error(file, number, "topic", "expected a string")
-    references = obj.get("references")
-    if references is None:
+    """One line of a TREC RAG run. 2024: {run_id, topic_id, topic, references, response_length, answer}, all
+    required. 2025: {metadata: {team_id, run_id, narrative_id, narrative, type, prompt}, references, answer},
+    where the run and topic may come from the metadata and response_length is optional."""
+    n_errors = report.error_count
+    metadata: dict[str, Any] = {}
+    if "metadata" in obj:
+        if not isinstance(obj["metadata"], dict):
+            report.error(file, number, "metadata", "expected an object")
+        else:
+            metadata = obj["metadata"]
+    is_2025 = "metadata" in obj
+
+    run_id: str | None = None
+    if "run_id" in obj:
+        run_id = _run_id_value(report, file, number, "run_id", obj["run_id"])
+        if run_id is not None and "run_id" in metadata and metadata["run_id"] != obj["run_id"]:
+            report.error(file, number, "metadata.run_id", f"{metadata['run_id']!r} differs from run_id {run_id!r}")
+    elif "run_id" in metadata:
+        run_id = _run_id_value(report, file, number, "metadata.run_id", metadata["run_id"])
+    else:
+        report.error(file, number, "metadata.run_id" if is_2025 else "run_id", "missing field")
+
+    topic_id: str | None = None
+    if "topic_id" in obj:
+        topic_id = _topic_id_value(report, file, number, "topic_id", obj["topic_id"])
+    elif "narrative_id" in metadata:
+        topic_id = _topic_id_value(report, file, number, "metadata.narrative_id", metadata["narrative_id"])
+    else:
+        report.error(file, number, "metadata.narrative_id" if is_2025 else "topic_id", "missing field")
+
+    topic_text: str | None = None
+    if "topic" in obj:
+        topic_text = obj["topic"]
+        if not isinstance(topic_text, str):
+            report.error(file, number, "topic", f"expected a string, got {topic_text!r}")
+    elif "narrative" in metadata:
+        topic_text = metadata["narrative"]
+        if not isinstance(topic_text, str):
+            report.error(file, number, "metadata.narrative", f"expected a string, got {topic_text!r}")
+    elif not is_2025:
+        report.error(file, number, "topic", "missing field")
+
+    group = metadata.get("team_id")
+    if group is not None and (not isinstance(group, str) or len(group) > MAX_GROUP):
+        report.error(file, number, "metadata.team_id", f"expected a string of at most {MAX_GROUP} characters")
+        group = None
+
+    references = _references(report, file, number, obj, MAX_REFERENCES_2025 if is_2025 else MAX_REFERENCES_2024)
+
+    response_length: int | None = None
+    if "response_length" in obj:
+        value = obj["response_length"]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_INT:
+            report.error(file, number, "response_length", f"expected a non-negative integer, got {value!r}")
+        else:
+            response_length = value
+    elif not is_2025:
+        report.error(file, number, "response_length", "missing field")
+
+    sentences, words = _answer_sentences(report, file, number, obj, references)
+    if words > MAX_RESPONSE_WORDS:
+        report.warn(file, number, "answer", f"the answer has {words} words (more than {MAX_RESPONSE_WORDS})")
+    if response_length is not None and sentences is not None and response_length != words:
+        report.warn(
+            file,
+            number,
+            "response_length",
+            f"says {response_length} words; the sentences have {words} (NFKC-normalised, split on whitespace)",
+        )
+    if report.error_count > n_errors or run_id is None or topic_id is None or sentences is None:
+        return None
+    return ParsedAnswer(
+        line=number,
+        run_id=run_id,
+        topic_id=topic_id,
+        topic_text=topic_text.strip() if isinstance(topic_text, str) else None,
+        references=references,
+        response_length=response_length,
+        sentences=sentences,
+        group=group,
+    )
+
+
+def _references(report: ImportReport, file: str, number: int, obj: dict[str, Any], limit: int) -> list[str]:
+    if "references" not in obj:
         report.error(file, number, "references", "missing field")
-        references = []
-    elif not isinstance(references, list):
+        return []
+    references = obj["references"]
+    if not isinstance(references, list):
         report.error(file, number, "references", "expected a list of segment ids")
-        references = []
+        return []
     seen: dict[str, int] = {}
+    odd_ids = 0
     for i, ref in enumerate(references):
         if not isinstance(ref, str):
             report.error(file, number, f"references[{i}]", f"expected a string segment id, got {ref!r}")
         elif ref in seen:
             report.error(file, number, f"references[{i}]", f"duplicate reference {ref} (also references[{seen[ref]}])")
+        elif len(ref) > MAX_PASSAGE_ID or not ref.strip():
+            report.error(file, number, f"references[{i}]", f"expected a segment id of 1 to {MAX_PASSAGE_ID} characters")
         else:
             seen[ref] = i
-    limit = MAX_REFERENCES_2025 if metadata else MAX_REFERENCES_2024
+            if SEGMENT_ID.match(ref) is None:
+                odd_ids += 1
+                if odd_ids == 1:
+                    report.warn(file, number, f"references[{i}]", f"{ref} is not an MS MARCO V2.1 segment id")
     if len(references) > limit:
         report.warn(file, number, "references", f"{len(references)} references (more than {limit})")
-    response_length = obj.get("response_length")
-    if response_length is not None and (isinstance(response_length, bool) or not isinstance(response_length, int)):
-        report.error(file, number, "response_length", f"expected an integer, got {response_length!r}")
-        response_length = None
-    answer = obj.get("answer")
-    if answer is None:
+    return references
+
+
+def _answer_sentences(
+    report: ImportReport, file: str, number: int, obj: dict[str, Any], references: list[Any]
+) -> tuple[list[tuple[str, list[tuple[int, str]]]] | None, int]:
+    """The answer's sentences with their citations resolved, and the number of words; None on error."""
+    if "answer" not in obj:
         report.error(file, number, "answer", "missing field")
-        answer = []
-    elif not isinstance(answer, list):
+        return None, 0
+    answer = obj["answer"]
+    if not isinstance(answer, list):
         report.error(file, number, "answer", "expected a list of sentences")
-        answer = []
+        return None, 0
+    n_errors = report.error_count
     sentences: list[tuple[str, list[tuple[int, str]]]] = []
     words = 0
+    n_refs = len(references)
     for s, sent in enumerate(answer):
         where = f"answer[{s}]"
         if not isinstance(sent, dict):
@@ -445,7 +615,8 @@ def _parse_trec_line(report: ImportReport, file: str, number: int, obj: dict[str
         elif not isinstance(text, str):
             report.error(file, number, f"{where}.text", f"expected a string, got {text!r}")
             continue
-        words += len(text.split())
+        text = _clean_text(report, file, number, f"{where}.text", text)
+        words += count_words(text)
         if "citations" not in sent:
             report.error(file, number, f"{where}.citations", "missing field")
             continue
@@ -454,43 +625,44 @@ def _parse_trec_line(report: ImportReport, file: str, number: int, obj: dict[str
             report.error(file, number, f"{where}.citations", "expected a list of reference indexes")
             continue
         cited: list[tuple[int, str]] = []
+        seen: set[int] = set()
         for c, idx in enumerate(cites):
             if isinstance(idx, bool) or not isinstance(idx, int):
                 report.error(file, number, f"{where}.citations[{c}]", f"expected an integer index, got {idx!r}")
-            elif not 0 <= idx < len(references):
+            elif not 0 <= idx < n_refs:
                 report.error(
                     file,
                     number,
                     f"{where}.citations[{c}]",
-                    f"citation index {idx} is out of range ({len(references)} references)",
+                    f"citation index {idx} is out of range ({n_refs} references)",
                 )
-            elif isinstance(references[idx], str):
-                cited.append((idx, references[idx]))
+            elif idx in seen:
+                # The track's checker warns and drops the repeat; so do we (the first one keeps its slot).
+                report.warn(file, number, f"{where}.citations[{c}]", f"duplicate citation {idx}; dropped")
+            else:
+                seen.add(idx)
+                ref = references[idx]
+                if isinstance(ref, str):
+                    cited.append((idx, ref))
         sentences.append((text, cited))
-    if response_length is not None and answer and response_length != words:
-        report.warn(file, number, "response_length", f"says {response_length} words; the sentences have {words}")
-    if len(report.errors) > n_errors or topic_id is None or not isinstance(run_id, str):
-        return None
-    return ParsedAnswer(
-        line=number,
-        run_id=run_id.strip(),
-        topic_id=topic_id,
-        topic_text=topic_text if isinstance(topic_text, str) else "",
-        references=[r for r in references if isinstance(r, str)],
-        response_length=response_length,
-        sentences=sentences,
-        group=metadata.get("team_id") if isinstance(metadata.get("team_id"), str) else None,
-    )
+    return (sentences if report.error_count == n_errors else None), words
 
 
 def _parse_nist_line(report: ImportReport, file: str, number: int, obj: dict[str, Any]) -> ParsedAnswer | None:
-    n_errors = len(report.errors)
-    run_id = obj.get("run_id")
-    if run_id is None:
+    """One row of NIST's support judgments: {topic_id, run_id, sentences:[{sentenceID|sentenceId, text,
+    citations:[{citationID|citationId, reference, support}]}]}. The answer's references are the cited
+    passages in order of first citation; the labels are not read here."""
+    n_errors = report.error_count
+    run_id = None
+    if "run_id" not in obj:
         report.error(file, number, "run_id", "missing field")
-    elif not isinstance(run_id, str) or not run_id.strip():
-        report.error(file, number, "run_id", f"expected a non-empty string, got {run_id!r}")
-    topic_id = _topic_id_of(report, file, number, obj)
+    else:
+        run_id = _run_id_value(report, file, number, "run_id", obj["run_id"])
+    topic_id = None
+    if "topic_id" not in obj:
+        report.error(file, number, "topic_id", "missing field")
+    else:
+        topic_id = _topic_id_value(report, file, number, "topic_id", obj["topic_id"])
     raw_sentences = obj.get("sentences")
     if raw_sentences is None:
         report.error(file, number, "sentences", "missing field")
@@ -506,35 +678,56 @@ def _parse_nist_line(report: ImportReport, file: str, number: int, obj: dict[str
         if not isinstance(sent, dict):
             report.error(file, number, where, "expected an object")
             continue
-        sid = sent.get("sentenceID", sent.get("sentenceId", s))
+        id_key = "sentenceID" if "sentenceID" in sent else "sentenceId"
+        sid = sent.get(id_key, s)
         if isinstance(sid, bool) or not isinstance(sid, int) or sid < 0:
-            report.error(file, number, f"{where}.sentenceID", f"expected a non-negative integer, got {sid!r}")
+            report.error(file, number, f"{where}.{id_key}", f"expected a non-negative integer, got {sid!r}")
             continue
         if sid in by_index:
-            report.error(file, number, f"{where}.sentenceID", f"sentence {sid} appears twice")
+            report.error(file, number, f"{where}.{id_key}", f"sentence {sid} appears twice")
             continue
-        text = sent.get("text")
+        if "text" not in sent:
+            report.error(file, number, f"{where}.text", "missing field")
+            continue
+        text = sent["text"]
         if _is_missing_text(text):
             report.warn(file, number, f"{where}.text", "sentence text is missing; kept with empty text")
             text = ""
         elif not isinstance(text, str):
             report.error(file, number, f"{where}.text", f"expected a string, got {text!r}")
             continue
+        text = _clean_text(report, file, number, f"{where}.text", text)
         cites = sent.get("citations", [])
         if not isinstance(cites, list):
             report.error(file, number, f"{where}.citations", "expected a list")
             continue
         cited: list[tuple[int, str]] = []
-        seen_refs: set[str] = set()
+        seen_refs: dict[str, int] = {}
         for c, cit in enumerate(cites):
-            ref = cit.get("reference") if isinstance(cit, dict) else None
-            if not isinstance(ref, str) or not ref.strip():
-                report.error(file, number, f"{where}.citations[{c}].reference", "missing field or not a string")
+            if not isinstance(cit, dict):
+                report.error(file, number, f"{where}.citations[{c}]", "expected an object {reference, support}")
+                continue
+            if "reference" not in cit:
+                report.error(file, number, f"{where}.citations[{c}].reference", "missing field")
+                continue
+            ref = cit["reference"]
+            if not isinstance(ref, str) or not ref.strip() or len(ref) > MAX_PASSAGE_ID:
+                report.error(
+                    file,
+                    number,
+                    f"{where}.citations[{c}].reference",
+                    f"expected a segment id of 1 to {MAX_PASSAGE_ID} characters, got {ref!r}",
+                )
                 continue
             if ref in seen_refs:
-                report.error(file, number, f"{where}.citations[{c}].reference", f"duplicate reference {ref}")
+                report.error(
+                    file,
+                    number,
+                    f"{where}.citations[{c}].reference",
+                    f"duplicate reference {ref} (also citations[{seen_refs[ref]}])",
+                )
                 continue
-            seen_refs.add(ref)
+            seen_refs[ref] = c
             if ref not in ref_index:
                 ref_index[ref] = len(references)
                 references.append(ref)
@@ -542,13 +735,13 @@ def _parse_nist_line(report: ImportReport, file: str, number: int, obj: dict[str
         by_index[sid] = (text, cited)
     if by_index and sorted(by_index) != list(range(len(by_index))):
         report.error(file, number, "sentences", f"sentence ids are not 0..{len(by_index) - 1}: {sorted(by_index)}")
-    if len(report.errors) > n_errors or topic_id is None or not isinstance(run_id, str):
+    if report.error_count > n_errors or topic_id is None or run_id is None:
         return None
     return ParsedAnswer(
         line=number,
-        run_id=run_id.strip(),
+        run_id=run_id,
         topic_id=topic_id,
-        topic_text="",
+        topic_text=None,
         references=references,
         response_length=None,
         sentences=[by_index[i] for i in sorted(by_index)],
@@ -556,153 +749,275 @@ def _parse_nist_line(report: ImportReport, file: str, number: int, obj: dict[str
 
 
 def group_of_run_id(run_id: str) -> str:
-    """NIST's run ids are `group.run`."""
+    """NIST's run ids are `group.run`: the group is what comes before the first dot."""
     return run_id.split(".", 1)[0] if "." in run_id else ""
 
 
+@dataclass
+class _OpenRun:
+    run: Run
+    file: str
+    existing_topics: set[str] = field(default_factory=set)  # NIST: answers the run had before this import
+
+
 class _RunWriter:
-    """Writes parsed answers in batches; stops writing (but keeps validating) at the first error."""
+    """Checks what only the whole input shows (run ids, repeated topics, runs already loaded) and writes the
+    parsed answers in batches. After the first error it stops writing but keeps checking, so that the report
+    lists every error; the caller's transaction then rolls back what was written."""
 
     def __init__(self, report: ImportReport, options: RunOptions, fmt: str) -> None:
         self.report = report
         self.options = options
         self.fmt = fmt
         self.pending: list[ParsedAnswer] = []
-        self.topics: dict[str, int] = dict(Topic.objects.values_list("topic_id", "pk"))
-        self.runs: dict[str, Run] = {}
+        self.topics: dict[str, tuple[int, str]] = {
+            t: (pk, text) for t, pk, text in Topic.objects.values_list("topic_id", "pk", "text")
+        }
+        self.runs: dict[str, _OpenRun] = {}
         self.file_run_id: str | None = None
         self.file_first_line = 0
         self.file_topics: dict[str, int] = {}
+        self.file_answers = 0
         self.nist_answers_seen: dict[tuple[str, str], tuple[str, int]] = {}
+        self.replace_answers: list[tuple[int, int, str, int]] = []  # (run pk, topic pk, file, line)
+        self.passage_pks: dict[str, int] = {}
+        self.postgres = connection.vendor == "postgresql"
 
-    def start_file(self, name: str) -> None:
+    def start_file(self, f: InputFile) -> None:
         self.file_run_id = None
         self.file_topics = {}
+        self.file_answers = 0
 
-    def end_file(self, name: str) -> None:
-        if (
-            self.fmt == RunFormat.TREC
-            and self.file_run_id is None
-            and not any(e.file == name for e in self.report.errors)
-        ):
-            self.report.error(name, None, "", "no answers found")
+    def end_file(self, f: InputFile) -> None:
+        if self.file_answers == 0 and not any(e.file == f.name for e in self.report.errors):
+            _empty_file_error(self.report, f, "answers")
 
     def add(self, file: str, parsed: ParsedAnswer) -> None:
         report = self.report
+        self.file_answers += 1
+        if self.options.topics is not None and parsed.topic_id not in self.options.topics:
+            return
         if self.fmt == RunFormat.TREC:
-            if self.file_run_id is None:
-                self.file_run_id, self.file_first_line = parsed.run_id, parsed.line
-                if not self._open_run(file, parsed):
-                    return
-            elif parsed.run_id != self.file_run_id:
-                report.error(
-                    file,
-                    parsed.line,
-                    "run_id",
-                    f"run_id changes within the file: {parsed.run_id!r} (line {self.file_first_line} has "
-                    f"{self.file_run_id!r})",
-                )
+            if not self._check_trec(file, parsed):
                 return
-            if parsed.topic_id in self.file_topics:
-                report.error(
-                    file,
-                    parsed.line,
-                    "topic_id",
-                    f"topic {parsed.topic_id} answered twice in this run (first at line {self.file_topics[parsed.topic_id]})",
-                )
-                return
-            self.file_topics[parsed.topic_id] = parsed.line
-        else:
-            key = (parsed.run_id, parsed.topic_id)
-            if key in self.nist_answers_seen:
-                first_file, first_line = self.nist_answers_seen[key]
-                report.error(
-                    file,
-                    parsed.line,
-                    "topic_id",
-                    f"run {parsed.run_id} answers topic {parsed.topic_id} twice (first at {first_file}:{first_line})",
-                )
-                return
-            self.nist_answers_seen[key] = (file, parsed.line)
-            if parsed.run_id not in self.runs and not self._open_run(file, parsed):
-                return
-        if parsed.topic_id not in self.topics:
-            report.warn(file, parsed.line, "topic_id", f"topic {parsed.topic_id} is not loaded; it was created")
-            if not report.errors:
-                topic = Topic.objects.create(topic_id=parsed.topic_id, text=parsed.topic_text)
-                self.topics[parsed.topic_id] = topic.pk
-            else:
-                self.topics[parsed.topic_id] = -1
-        if report.errors:
+        elif not self._check_nist(file, parsed):
+            return
+        self._topic_pk(file, parsed)
+        if not report.ok:
             return
         self.pending.append(parsed)
         if len(self.pending) >= BATCH_ANSWERS:
             self.flush()
 
+    def _check_trec(self, file: str, parsed: ParsedAnswer) -> bool:
+        report = self.report
+        if self.file_run_id is None:
+            self.file_run_id, self.file_first_line = parsed.run_id, parsed.line
+            if not self._open_run(file, parsed):
+                return False
+        elif parsed.run_id != self.file_run_id:
+            report.error(
+                file,
+                parsed.line,
+                "run_id",
+                f"run_id changes within the file: {parsed.run_id!r} (line {self.file_first_line} has "
+                f"{self.file_run_id!r})",
+            )
+            return False
+        elif parsed.run_id not in self.runs:
+            return False  # the run could not be opened; that error is already reported
+        if parsed.topic_id in self.file_topics:
+            report.error(
+                file,
+                parsed.line,
+                "topic_id",
+                f"topic {parsed.topic_id} answered twice in this run (first at line {self.file_topics[parsed.topic_id]})",
+            )
+            return False
+        self.file_topics[parsed.topic_id] = parsed.line
+        return True
+
+    def _check_nist(self, file: str, parsed: ParsedAnswer) -> bool:
+        report = self.report
+        key = (parsed.run_id, parsed.topic_id)
+        if key in self.nist_answers_seen:
+            first_file, first_line = self.nist_answers_seen[key]
+            report.error(
+                file,
+                parsed.line,
+                "topic_id",
+                f"run {parsed.run_id} answers topic {parsed.topic_id} twice (first at {first_file}:{first_line})",
+            )
+            return False
+        self.nist_answers_seen[key] = (file, parsed.line)
+        if parsed.run_id not in self.runs and not self._open_run(file, parsed):
+            return False
+        open_run = self.runs.get(parsed.run_id)
+        if open_run is not None and parsed.topic_id in open_run.existing_topics:
+            if not self.options.replace:
+                report.error(
+                    file,
+                    parsed.line,
+                    "topic_id",
+                    f"run {parsed.run_id} already has an answer to topic {parsed.topic_id} (use --replace)",
+                )
+                return False
+            topic_pk = self.topics[parsed.topic_id][0]
+            self.replace_answers.append((open_run.run.pk, topic_pk, file, parsed.line))
+        return open_run is not None
+
+    def _topic_pk(self, file: str, parsed: ParsedAnswer) -> None:
+        known = self.topics.get(parsed.topic_id)
+        if known is None:
+            self.report.warn(file, parsed.line, "topic_id", f"topic {parsed.topic_id} is not loaded; it was created")
+            pk = -1
+            if self.report.ok:
+                pk = Topic.objects.create(topic_id=parsed.topic_id, text=parsed.topic_text or "").pk
+            self.topics[parsed.topic_id] = (pk, parsed.topic_text or "")
+        elif parsed.topic_text is not None and known[1] and parsed.topic_text != known[1]:
+            self.report.warn(
+                file, parsed.line, "topic", f"differs from the loaded text of topic {parsed.topic_id}: {known[1]!r}"
+            )
+
     def _open_run(self, file: str, parsed: ParsedAnswer) -> bool:
-        opts = self.options
+        opts, report = self.options, self.report
+        if parsed.run_id in self.runs:
+            other = self.runs[parsed.run_id].file
+            report.error(file, parsed.line, "run_id", f"run {parsed.run_id} is also in {other} of this import")
+            return False
         existing = Run.objects.filter(run_id=parsed.run_id).first()
         if existing is not None:
             if self.fmt == RunFormat.NIST:
-                clash = Answer.objects.filter(run=existing, topic__topic_id=parsed.topic_id).exists()
-                if clash and not opts.replace:
-                    self.report.error(
+                topics = set(Answer.objects.filter(run=existing).values_list("topic__topic_id", flat=True))
+                self.runs[parsed.run_id] = _OpenRun(existing, file, topics)
+                return True
+            if not opts.replace:
+                report.error(file, parsed.line, "run_id", f"run {parsed.run_id} is already loaded (use --replace)")
+                return False
+            if report.ok:
+                try:
+                    with transaction.atomic():
+                        existing.delete()
+                except (ProtectedError, RestrictedError):
+                    report.error(
                         file,
                         parsed.line,
                         "run_id",
-                        f"run {parsed.run_id} already has an answer to topic {parsed.topic_id} (use --replace)",
+                        f"run {parsed.run_id} cannot be replaced: judgments were made on its citations",
                     )
                     return False
-                self.runs[parsed.run_id] = existing
-                return True
-            if not opts.replace:
-                self.report.error(file, parsed.line, "run_id", f"run {parsed.run_id} is already loaded (use --replace)")
-                return False
-            if self.report.errors:
-                return True
-            try:
-                with transaction.atomic():
-                    existing.delete()
-            except Exception as exc:  # ProtectedError: judgments were made on its citations
-                self.report.error(file, parsed.line, "run_id", f"run {parsed.run_id} cannot be replaced: {exc}")
-                return False
-        if self.report.errors:
-            self.runs[parsed.run_id] = Run(run_id=parsed.run_id)
-            return True
-        group = opts.group if opts.group is not None else (parsed.group or group_of_run_id(parsed.run_id))
-        task = opts.task or Task.RAG
-        self.runs[parsed.run_id] = Run.objects.create(
+        if opts.group is not None:
+            group = opts.group
+        elif self.fmt == RunFormat.NIST:
+            group = group_of_run_id(parsed.run_id)
+        else:
+            group = parsed.group or group_of_run_id(parsed.run_id)
+        run = Run(
             run_id=parsed.run_id,
-            group=group,
-            task=task,
+            group=group[:MAX_GROUP],
+            task=opts.task or Task.RAG,
             priority=opts.priority,
-            source_file=file,
+            source_file=file[:512],
         )
-        self.report.add("runs")
+        if report.ok:
+            run.save()
+            report.add("runs")
+        self.runs[parsed.run_id] = _OpenRun(run, file)
         return True
 
+    # --- writing ---
+
     def flush(self) -> None:
-        if self.report.errors or not self.pending:
+        if not self.report.ok or not self.pending:
             self.pending = []
             return
         batch, self.pending = self.pending, []
-        if self.fmt == RunFormat.NIST and self.options.replace:
-            Answer.objects.filter(
-                run__run_id__in={p.run_id for p in batch}, topic_id__in={self.topics[p.topic_id] for p in batch}
-            ).delete()
-        cited = {pid for p in batch for _, cites in p.sentences for _, pid in cites}
-        Passage.objects.bulk_create([Passage(passage_id=pid) for pid in cited], ignore_conflicts=True, batch_size=2000)
-        passage_pk = dict(Passage.objects.filter(passage_id__in=cited).values_list("passage_id", "pk"))
+        if self.replace_answers:
+            self._delete_replaced()
+            if not self.report.ok:
+                return
+        passage_pk = self._passage_pks({pid for p in batch for _, cites in p.sentences for _, pid in cites})
+        if self.postgres:
+            n_sentences, n_citations = self._write_copy(batch, passage_pk)
+        else:
+            n_sentences, n_citations = self._write_orm(batch, passage_pk)
+        self.report.add("answers", len(batch))
+        self.report.add("sentences", n_sentences)
+        self.report.add("citations", n_citations)
+
+    def _delete_replaced(self) -> None:
+        pending, self.replace_answers = self.replace_answers, []
+        for run_pk, topic_pk, file, line in pending:
+            try:
+                with transaction.atomic():
+                    Answer.objects.filter(run_id=run_pk, topic_id=topic_pk).delete()
+            except (ProtectedError, RestrictedError):
+                self.report.error(
+                    file, line, "topic_id", "this answer cannot be replaced: judgments were made on its citations"
+                )
+        if pending and self.report.ok:
+            self.report.add("answers_replaced", len(pending))
+
+    def _passage_pks(self, cited: set[str]) -> dict[str, int]:
+        """Primary keys of the cited passages, creating rows (without text) for those not yet known."""
+        cache = self.passage_pks
+        wanted = sorted(pid for pid in cited if pid not in cache)
+        if wanted:
+            if len(cache) + len(wanted) > PASSAGE_CACHE_LIMIT:
+                cache.clear()  # keeps memory flat on inputs that cite millions of passages
+            if self.postgres:
+                created = self._passages_ensure_pg(wanted, cache)
+            else:
+                created = self._passages_ensure_orm(wanted, cache)
+            self.report.add("passages_created", created)
+        return cache
+
+    def _passages_ensure_pg(self, wanted: list[str], cache: dict[str, int]) -> int:
+        table = connection.ops.quote_name(Passage._meta.db_table)
+        ids = json.dumps(wanted)  # one string parameter: quoting a 10,000-element array client-side is slow
+        with connection.cursor() as cur:
+            # One statement: insert the new ids, and read back the ids of new and old rows alike (the
+            # SELECT does not see the CTE's rows, so the two halves do not overlap).
+            cur.execute(
+                f"WITH new AS (INSERT INTO {table} (passage_id, title, text, url, headings, has_text) "
+                f"SELECT p, '', '', '', '', false FROM jsonb_array_elements_text(%s::jsonb) AS p "
+                f"ON CONFLICT (passage_id) DO NOTHING RETURNING passage_id, id) "
+                f"SELECT passage_id, id, true FROM new UNION ALL SELECT passage_id, id, false FROM {table} "
+                f"WHERE passage_id IN (SELECT jsonb_array_elements_text(%s::jsonb))",
+                [ids, ids],
+            )
+            created = 0
+            for pid, pk, is_new in cur.fetchall():
+                cache[pid] = pk
+                created += is_new
+        return created
+
+    def _passages_ensure_orm(self, wanted: list[str], cache: dict[str, int]) -> int:
+        created = 0
+        for start in range(0, len(wanted), 5000):
+            chunk = wanted[start : start + 5000]
+            known = dict(Passage.objects.filter(passage_id__in=chunk).values_list("passage_id", "pk"))
+            new = [Passage(passage_id=pid) for pid in chunk if pid not in known]
+            Passage.objects.bulk_create(new, ignore_conflicts=True, batch_size=1000)
+            created += len(new)
+            if new:
+                known = dict(Passage.objects.filter(passage_id__in=chunk).values_list("passage_id", "pk"))
+            cache.update(known)
+        return created
+
+    def _write_orm(self, batch: list[ParsedAnswer], passage_pk: dict[str, int]) -> tuple[int, int]:
+        """The portable path (SQLite): bulk_create, which returns the new primary keys."""
         answers = Answer.objects.bulk_create(
             [
                 Answer(
-                    run=self.runs[p.run_id],
-                    topic_id=self.topics[p.topic_id],
+                    run=self.runs[p.run_id].run,
+                    topic_id=self.topics[p.topic_id][0],
                     references=p.references,
                     response_length=p.response_length,
                 )
                 for p in batch
-            ]
+            ],
+            batch_size=1000,
         )
         sentences = Sentence.objects.bulk_create(
             [
@@ -722,7 +1037,54 @@ class _RunWriter:
                     for slot, (idx, pid) in enumerate(cites)
                 )
         Citation.objects.bulk_create(citations, batch_size=5000)
-        self.report.add("answers", len(answers))
-        self.report.add("sentences", len(sentences))
-        self.report.add("citations", len(citations))
-        self.report.add("cited_passages", len(cited))
+        return len(sentences), len(citations)
+
+    def _write_copy(self, batch: list[ParsedAnswer], passage_pk: dict[str, int]) -> tuple[int, int]:
+        """The PostgreSQL path: ids taken from the tables' sequences up front, rows sent with COPY.
+
+        Same transaction as everything else, so a later error still rolls it all back.
+        """
+        q = connection.ops.quote_name
+        n_sentences = sum(len(p.sentences) for p in batch)
+        with connection.cursor() as wrapper:
+            cur = wrapper.cursor  # the psycopg cursor, for COPY
+            answer_ids = _next_ids(cur, Answer._meta.db_table, len(batch))
+            sentence_ids = _next_ids(cur, Sentence._meta.db_table, n_sentences)
+            with cur.copy(
+                f"COPY {q(Answer._meta.db_table)} (id, run_id, topic_id, {q('references')}, response_length) FROM STDIN"
+            ) as copy:
+                for answer_id, p in zip(answer_ids, batch, strict=True):
+                    copy.write_row(
+                        (
+                            answer_id,
+                            self.runs[p.run_id].run.pk,
+                            self.topics[p.topic_id][0],
+                            json.dumps(p.references),
+                            p.response_length,
+                        )
+                    )
+            with cur.copy(f"COPY {q(Sentence._meta.db_table)} (id, answer_id, {q('index')}, text) FROM STDIN") as copy:
+                ids = iter(sentence_ids)
+                for answer_id, p in zip(answer_ids, batch, strict=True):
+                    for i, (text, _) in enumerate(p.sentences):
+                        copy.write_row((next(ids), answer_id, i, text))
+            n_citations = 0
+            with cur.copy(
+                f"COPY {q(Citation._meta.db_table)} (sentence_id, slot, passage_id, reference_index) FROM STDIN"
+            ) as copy:
+                ids = iter(sentence_ids)
+                for p in batch:
+                    for _, cites in p.sentences:
+                        sentence_id = next(ids)
+                        for slot, (idx, pid) in enumerate(cites):
+                            copy.write_row((sentence_id, slot, passage_pk[pid], idx))
+                            n_citations += 1
+        return n_sentences, n_citations
+
+
+def _next_ids(cur: Any, table: str, n: int) -> list[int]:
+    """Take `n` ids from a table's id sequence (safe alongside other writers: nextval never repeats)."""
+    if n == 0:
+        return []
+    cur.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)", [table, n])
+    return [row[0] for row in cur.fetchall()]
