@@ -93,6 +93,14 @@ class FakeOpenAI:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def per_second(self) -> list[int]:
+        """Chat requests per calendar second, from the first request on."""
+        if not self.request_times:
+            return []
+        first = int(min(self.request_times))
+        counts = Counter(int(t) - first for t in self.request_times)
+        return [counts.get(i, 0) for i in range(max(counts) + 1)]
+
     def reset_counts(self) -> None:
         with self._lock:
             self.chat_calls = 0
@@ -102,10 +110,13 @@ class FakeOpenAI:
 
     def max_in_any_second(self) -> int:
         """The most chat requests that arrived within any sliding one-second window."""
+        return self.max_in_window(1.0)
+
+    def max_in_window(self, seconds: float) -> int:
         times = sorted(self.request_times)
         best, start = 0, 0
         for end, t in enumerate(times):
-            while t - times[start] >= 1.0:
+            while t - times[start] >= seconds:
                 start += 1
             best = max(best, end - start + 1)
         return best

@@ -114,6 +114,9 @@ class Caller:
         stop: threading.Event | None = None,
     ) -> None:
         self.client = client
+        # The SDK imports its resources lazily, on first use; do it now rather than between the rate
+        # limiter's grant and the request, where the delay would bunch requests up at the server.
+        self.completions = client.chat.completions
         self.model = model
         self.temperature = temperature
         self.budget = budget
@@ -132,7 +135,7 @@ class Caller:
             ratelimit.acquire(self.budget, tokens=request.estimated_tokens, stop=self.stop)
             started = time.monotonic()
             try:
-                response: Any = self.client.chat.completions.create(
+                response: Any = self.completions.create(
                     model=self.model, messages=cast(Any, request.messages), temperature=self.temperature
                 )
             except Exception as error:
