@@ -102,7 +102,8 @@
     var f = form();
     if (!f || !button) return;
     lastSubmitter = button;
-    if (f.requestSubmit) f.requestSubmit(button); else button.click();
+    // A click (not requestSubmit) so that htmx sends the button's label with the form.
+    button.click();
   }
 
   function choose(key) {
