@@ -135,12 +135,14 @@ class FakeOpenAI:
                 return name
         return "ok"
 
-    def chat(self, body: dict[str, Any], model: str) -> tuple[int, dict[str, str], dict[str, Any] | None]:
+    def chat(
+        self, body: dict[str, Any], model: str, fault: str | None = None
+    ) -> tuple[int, dict[str, str], dict[str, Any] | None]:
         with self._lock:
             self.chat_calls += 1
             self.request_times.append(time.time())
             self.models[model] += 1
-        fault = self._next_fault()
+        fault = fault or self._next_fault()
         if fault != "ok":
             with self._lock:
                 self.faults_served[fault] += 1
@@ -211,7 +213,7 @@ class FakeOpenAI:
                 errors.append({"id": f"req_{uuid.uuid4().hex[:8]}", "custom_id": request["custom_id"], "response": None,
                                "error": {"code": "server_error", "message": f"injected {fault}"}})  # fmt: skip
                 continue
-            status, _, body = self.chat(request["body"], request["body"].get("model", ""))
+            status, _, body = self.chat(request["body"], request["body"].get("model", ""), fault)
             out.append({"id": f"req_{uuid.uuid4().hex[:8]}", "custom_id": request["custom_id"],
                         "response": {"status_code": status, "request_id": "r", "body": body}, "error": None})  # fmt: skip
         output_id = self.file_create("\n".join(json.dumps(o) for o in out).encode(), "batch_output")["id"]

@@ -440,3 +440,25 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
         caller.client.close()
     prelabel_job_refresh(job=job)
     return summary
+
+
+def prelabel_job_execute(*, job: PrelabelJob, poll_seconds: float | None = None) -> PrelabelJob:
+    """Run a whole job in this process (the CLI without a broker, the benchmark): no Celery involved."""
+    from judging.llm import batch
+
+    try:
+        chunks = prelabel_job_run(job=job, dispatch=False)
+        if job.mode == PrelabelMode.BATCH and chunks:
+            if batch.batch_submit(job=job, pair_ids=[pid for chunk in chunks for pid in chunk]):
+                interval = (
+                    poll_seconds if poll_seconds is not None else float(getattr(settings, "LLM_BATCH_POLL_SECONDS", 30))
+                )
+                while not batch.batch_poll(job=job):
+                    time.sleep(interval)
+        else:
+            for chunk in chunks:
+                prelabel_chunk_run(job=job, pair_ids=chunk)
+    except PrelabelError as error:
+        prelabel_job_fail(job=job, message=str(error))
+    job.refresh_from_db()
+    return job

@@ -1,0 +1,45 @@
+"""Azure OpenAI: the deployment path and api-version, with keys from the environment."""
+
+from __future__ import annotations
+
+import pytest
+
+from judging.llm import services
+from judging.models import LLMResult, Provider
+from tests.factories import llm_campaign_build
+
+pytestmark = pytest.mark.django_db
+
+
+def test_an_azure_judge_posts_to_the_deployment_path(fake_openai, llm_fast, monkeypatch):
+    # given Azure settings in the environment, pointing at the fake server
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "azure-test-key")
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", fake_openai.root_url)
+    monkeypatch.setenv("AZURE_OPENAI_API_VERSION", "2024-10-21")
+    campaign = llm_campaign_build(statements=["A [NS] claim.", "Another [FS] claim."])
+    llm = services.llm_judge_create(name="gpt-4o-azure", model="my-gpt4o-deployment", provider=Provider.AZURE)
+    # when
+    job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
+    services.prelabel_job_execute(job=job)
+    # then
+    assert fake_openai.paths["/openai/deployments/my-gpt4o-deployment/chat/completions"] == 2
+    assert fake_openai.paths["/v1/chat/completions"] == 0
+    assert sorted(LLMResult.objects.values_list("label", flat=True)) == ["FS", "NS"]
+
+
+def test_an_azure_judge_needs_its_key_in_the_environment(llm_fast):
+    campaign = llm_campaign_build(statements=["A claim."])
+    llm = services.llm_judge_create(name="azure", model="d", provider=Provider.AZURE, base_url="http://127.0.0.1:1")
+    with pytest.raises(services.PrelabelError, match="AZURE_OPENAI_API_KEY"):
+        services.prelabel_job_create(campaign=campaign, judge=llm.judge)
+
+
+def test_an_openai_judge_reads_the_base_url_from_the_environment(fake_openai, llm_fast, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
+    campaign = llm_campaign_build(statements=["A [PS] claim."])
+    llm = services.llm_judge_create(name="gpt-4o", model="gpt-4o", provider=Provider.OPENAI)
+    job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
+    services.prelabel_job_execute(job=job)
+    assert fake_openai.paths["/v1/chat/completions"] == 1
+    assert LLMResult.objects.get().label == "PS"
