@@ -242,3 +242,25 @@ def test_it_shows_the_highlight_only_when_the_campaign_turns_it_on(judging):
 
     assert "<mark>" not in off
     assert "on <mark>the topic</mark>." in on
+
+
+def test_it_shows_progress_per_assignment_and_the_median_seconds_to_the_organizer(judging):
+    # given three judgments of 2, 4 and 9 seconds
+    a = judging["assignment"]
+    for seconds in (2.0, 9.0, 4.0):
+        card = selectors.queue_state(assignment=a).card
+        services.judgment_submit(
+            assignment=a, pair_id=card.campaign_pair.pair_id, label="FS", token=card.token_uuid, seconds=seconds
+        )
+    organizer = Client()
+    organizer.force_login(OrganizerFactory(username="org"))
+
+    # when
+    html = organizer.get(f"/organize/campaigns/{a.campaign_id}/").content.decode()
+    figures = selectors.campaign_figures(campaign=a.campaign)
+
+    # then
+    assert figures.median_seconds == 4.0
+    assert [n for _, n in figures.per_hour] == [3]
+    assert "<b>4.0 s</b> median per judgment" in html
+    assert '<td class="num">3 / 3</td>' in html
