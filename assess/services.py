@@ -550,21 +550,22 @@ def _parse_trec_line(report: ImportReport, file: str, number: int, obj: dict[str
         run_id=run_id,
         topic_id=topic_id,
         topic_text=topic_text.strip() if isinstance(topic_text, str) else None,
-        references=references,
+        references=references or [],
         response_length=response_length,
         sentences=sentences,
         group=group,
     )
 
 
-def _references(report: ImportReport, file: str, number: int, obj: dict[str, Any], limit: int) -> list[str]:
+def _references(report: ImportReport, file: str, number: int, obj: dict[str, Any], limit: int) -> list[str] | None:
+    """The answer's references, checked; None when there is no list (the citations cannot be checked)."""
     if "references" not in obj:
         report.error(file, number, "references", "missing field")
-        return []
+        return None
     references = obj["references"]
     if not isinstance(references, list):
         report.error(file, number, "references", "expected a list of segment ids")
-        return []
+        return None
     seen: dict[str, int] = {}
     odd_ids = 0
     for i, ref in enumerate(references):
@@ -586,7 +587,7 @@ def _references(report: ImportReport, file: str, number: int, obj: dict[str, Any
 
 
 def _answer_sentences(
-    report: ImportReport, file: str, number: int, obj: dict[str, Any], references: list[Any]
+    report: ImportReport, file: str, number: int, obj: dict[str, Any], references: list[Any] | None
 ) -> tuple[list[tuple[str, list[tuple[int, str]]]] | None, int]:
     """The answer's sentences with their citations resolved, and the number of words; None on error."""
     if "answer" not in obj:
@@ -599,7 +600,7 @@ def _answer_sentences(
     n_errors = report.error_count
     sentences: list[tuple[str, list[tuple[int, str]]]] = []
     words = 0
-    n_refs = len(references)
+    n_refs = len(references) if references is not None else None
     for s, sent in enumerate(answer):
         where = f"answer[{s}]"
         if not isinstance(sent, dict):
@@ -629,6 +630,8 @@ def _answer_sentences(
         for c, idx in enumerate(cites):
             if isinstance(idx, bool) or not isinstance(idx, int):
                 report.error(file, number, f"{where}.citations[{c}]", f"expected an integer index, got {idx!r}")
+            elif n_refs is None:
+                continue  # no references to check against; that error is already reported
             elif not 0 <= idx < n_refs:
                 report.error(
                     file,
@@ -641,7 +644,7 @@ def _answer_sentences(
                 report.warn(file, number, f"{where}.citations[{c}]", f"duplicate citation {idx}; dropped")
             else:
                 seen.add(idx)
-                ref = references[idx]
+                ref = references[idx] if references is not None else None
                 if isinstance(ref, str):
                     cited.append((idx, ref))
         sentences.append((text, cited))
