@@ -99,7 +99,7 @@ def _job_data(request: Request, job: ImportJob) -> dict[str, Any]:
         "page_url": request.build_absolute_uri(reverse("assess:job", args=[job.pk])),
         "files": [f["name"] for f in job.files],
         "options": job.options,
-        "percent": progress.percent if job.status != "done" else 100,
+        "percent": progress.percent,
         "done": progress.done,
         "total": progress.total,
         "errors": job.errors,

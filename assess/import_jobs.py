@@ -51,12 +51,21 @@ class ImportJobInvalid(ValueError):
 class JobProgress:
     done: int
     total: int
+    finished: bool = False
 
     @property
     def percent(self) -> int:
+        if self.finished:
+            return 100
         if not self.total:
             return 0
-        return max(0, min(100, int(100 * self.done / self.total)))
+        # The files are read before the last batch is written: 100 % only once the job is done.
+        return max(0, min(99, int(100 * self.done / self.total)))
+
+    @property
+    def writing(self) -> bool:
+        """Every byte has been read; the import is writing its last batch and committing."""
+        return not self.finished and self.total > 0 and self.done >= self.total
 
 
 def _progress_key(job_id: int) -> str:
@@ -64,14 +73,14 @@ def _progress_key(job_id: int) -> str:
 
 
 def import_job_progress(job: ImportJob) -> JobProgress:
-    """The job's progress: from the cache while it runs, from the row once it has finished."""
+    """The job's progress: from the cache while it runs, from the row once it has finished (or failed)."""
     if job.status == ImportStatus.DONE:
-        return JobProgress(done=job.total_bytes, total=job.total_bytes or 1)
+        return JobProgress(done=job.total_bytes, total=job.total_bytes, finished=True)
     if job.status in (ImportStatus.PENDING, ImportStatus.RUNNING):
         value = cache.get(_progress_key(job.pk))
         if isinstance(value, (list, tuple)) and len(value) == 2:
             return JobProgress(done=int(value[0]), total=int(value[1]))
-    return JobProgress(done=job.done_bytes, total=job.total_bytes)
+    return JobProgress(done=job.done_bytes, total=job.total_bytes, finished=job.status == ImportStatus.FAILED)
 
 
 class _ProgressWriter:
@@ -188,7 +197,10 @@ def import_job_execute(*, job_id: int) -> ImportJob | None:
             done=progress.last[0],
         )
     else:
-        _finish(job_id, status=ImportStatus.DONE, report=report, done=job.total_bytes)
+        if job.files:
+            _finish(job_id, status=ImportStatus.DONE, report=report, done=job.total_bytes)
+        else:  # a corpus fill counts passages, not bytes
+            _finish(job_id, status=ImportStatus.DONE, report=report, done=progress.last[1], total=progress.last[1])
     _remove_uploads(job)
     return ImportJob.objects.filter(pk=job_id).first()
 
@@ -229,8 +241,11 @@ def _finish(
     report: ImportReport | None = None,
     errors: list[dict[str, Any]] | None = None,
     done: int | None = None,
+    total: int | None = None,
 ) -> None:
     fields: dict[str, Any] = {"status": status, "finished_at": timezone.now()}
+    if total is not None:
+        fields["total_bytes"] = total
     if report is not None:
         as_dict = report.as_dict()
         fields["errors"] = as_dict["errors"]

@@ -228,6 +228,33 @@ def test_it_shows_a_malformed_run_files_error_inline_with_file_line_and_field_an
     assert Topic.objects.count() == 0
 
 
+def test_it_fills_missing_passages_from_a_corpus_directory_started_from_the_missing_page(
+    client, organizer, tmp_path, synchronous_imports, django_capture_on_commit_callbacks
+):
+    # given: a shard whose second line is the cited segment, at the byte offset its id names
+    filler = json.dumps({"docid": "msmarco_v2.1_doc_07_1#0_0", "segment": "other"}) + "\n"
+    offset = len(filler.encode())
+    passage_id = f"msmarco_v2.1_doc_07_5#1_{offset}"
+    segment = {"docid": passage_id, "title": "Shard title", "segment": "The filled text.", "url": "", "headings": ""}
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "msmarco_v2.1_doc_segmented_07.json").write_text(filler + json.dumps(segment) + "\n")
+    cited = PassageFactory(passage_id=passage_id, has_text=False, text="", title="")
+    answer_build(run=RunFactory(), topic=TopicFactory(), sentences=[("A.", [cited])])
+    client.force_login(organizer)
+
+    # when
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("assess:missing"), {"corpus_dir": str(corpus)})
+    html = client.get(response["Location"]).content.decode()
+
+    # then
+    cited.refresh_from_db()
+    assert (cited.has_text, cited.text, cited.title) == (True, "The filled text.", "Shard title")
+    assert 'data-status="done"' in html
+    assert "1 of 1 passages" in html
+
+
 def test_it_rerenders_the_upload_form_with_an_error_when_no_file_is_given(client, organizer):
     client.force_login(organizer)
 
@@ -254,6 +281,21 @@ def test_it_polls_the_job_status_while_the_job_is_pending(client, organizer, syn
     assert 'hx-trigger="every 1s"' in fragment
     assert 'aria-valuenow="50"' in fragment
     assert "<html" not in fragment
+
+
+def test_it_shows_99_percent_and_the_writing_phase_once_every_byte_is_read(client, organizer):
+    # given: a running job whose files are all read, its last batch not yet committed
+    client.force_login(organizer)
+    job = import_job_create(kind="topics", uploaded_files=[SimpleUploadedFile("t.tsv", b"2024-1\tq\n")], user=organizer)
+    ImportJob.objects.filter(pk=job.pk).update(status=ImportStatus.RUNNING)
+    cache.set(f"import-job:{job.pk}:progress", (job.total_bytes, job.total_bytes))
+
+    # when
+    fragment = client.get(reverse("assess:job", args=[job.pk]), HTTP_HX_REQUEST="true").content.decode()
+
+    # then
+    assert 'aria-valuenow="99"' in fragment
+    assert "writing to the database" in fragment
 
 
 def test_it_runs_a_job_once_and_leaves_a_finished_job_alone(db, organizer):
