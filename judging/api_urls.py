@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.urls import URLPattern, URLResolver, path
 from rest_framework.routers import SimpleRouter
 
-from judging import api
+from judging import api, api_llm
 
 router = SimpleRouter()
 router.register("campaigns", api.CampaignViewSet, basename="campaign")
@@ -15,4 +15,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("assignments/<int:assignment_id>/submit/", api.SubmitView.as_view(), name="assignment-submit"),
     *router.urls,
     # Other engineers of this app (LLM pre-labelling, imports) append their API paths below this line.
+    # LLM pre-labelling (issue 4)
+    path("llm-judges/", api_llm.LLMJudgesView.as_view(), name="llm-judges"),
+    path("campaigns/<int:campaign_id>/prelabel/", api_llm.PrelabelStartView.as_view(), name="campaign-prelabel"),
+    path("prelabel-jobs/<int:job_id>/", api_llm.PrelabelJobView.as_view(), name="prelabel-job"),
+    path("prelabel-jobs/<int:job_id>/retry-errors/", api_llm.PrelabelRetryView.as_view(), name="prelabel-job-retry"),
 ]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
-from judging import views
+from judging import views, views_llm
 
 app_name = "judging"
 
@@ -19,4 +19,13 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("organize/campaigns/<int:campaign_id>/settings/", views.campaign_settings, name="campaign_settings"),
     path("organize/campaigns/<int:campaign_id>/assign/", views.campaign_assign, name="campaign_assign"),
     # Other engineers of this app (LLM pre-labelling, imports) append their page paths below this line.
+    # LLM pre-labelling (issue 4)
+    path("organize/llm-judges/", views_llm.judges, name="llm_judges"),
+    path("organize/campaigns/<int:campaign_id>/prelabel/", views_llm.prelabel, name="llm_prelabel"),
+    path("organize/campaigns/<int:campaign_id>/prelabel/start/", views_llm.prelabel_start, name="llm_prelabel_start"),
+    path(
+        "organize/campaigns/<int:campaign_id>/post-edit-judge/", views_llm.post_edit_judge, name="llm_post_edit_judge"
+    ),
+    path("organize/prelabel-jobs/<int:job_id>/progress/", views_llm.job_progress, name="llm_job_progress"),
+    path("organize/prelabel-jobs/<int:job_id>/retry/", views_llm.job_retry, name="llm_job_retry"),
 ]

@@ -21,7 +21,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -160,10 +160,34 @@ def prelabel_job_create(
             created_by=created_by,
         )
         if enqueue:
-            from judging.tasks import prelabel_job_run as run_task
-
-            transaction.on_commit(lambda: run_task.delay(job.pk))
+            job_id = job.pk
+            transaction.on_commit(lambda: prelabel_job_enqueue(job_id=job_id))
     return job
+
+
+def prelabel_job_enqueue(*, job_id: int) -> None:
+    """Hand the job to the Celery workers; in the embedded default (eager, no broker) run it in a thread,
+    so that the organizer's request returns at once and the page shows the progress."""
+    from judging.tasks import prelabel_job_run as run_task
+
+    if run_task.app.conf.task_always_eager and getattr(settings, "LLM_TASKS_IN_THREAD", True):
+        threading.Thread(
+            target=prelabel_job_execute_by_id, args=(job_id,), name=f"prelabel-{job_id}", daemon=True
+        ).start()
+    else:
+        run_task.delay(job_id)
+
+
+def prelabel_job_execute_by_id(job_id: int) -> None:
+    try:
+        job = PrelabelJob.objects.select_related("judge", "campaign").filter(pk=job_id).first()
+        if job is not None:
+            prelabel_job_execute(job=job)
+    except Exception:
+        logger.exception("prelabel job %s failed in its thread", job_id)
+        prelabel_job_fail(job=PrelabelJob(pk=job_id), message="the job failed; see the server log")
+    finally:
+        connection.close()
 
 
 def prelabel_retry_errors(*, job: PrelabelJob, created_by: User | None = None) -> PrelabelJob:

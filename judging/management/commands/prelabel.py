@@ -8,7 +8,6 @@ from typing import Any
 
 from celery import current_app
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import connection
 from tqdm import tqdm
 
 from judging.llm import services
@@ -83,7 +82,4 @@ class Command(BaseCommand):
 
 
 def _execute(job_id: int) -> None:
-    try:
-        services.prelabel_job_execute(job=PrelabelJob.objects.select_related("judge", "campaign").get(pk=job_id))
-    finally:
-        connection.close()
+    services.prelabel_job_execute_by_id(job_id)
