@@ -602,3 +602,20 @@ def _judgments_write(state: _State, items: list[_Resolved], judges: dict[str, Ju
     report.add("judgments", len(fresh))
     for label in Label.values:
         report.add(label, sum(1 for i in items if i.row.label == label))
+
+
+def judgments_import_uploads(*, uploads: Iterable[Any], fmt: str, options: JudgmentImportOptions) -> ImportReport:
+    """Import uploaded files (a page's or the API's) together; the report holds the errors when rejected."""
+    with tempfile.TemporaryDirectory() as folder:
+        inputs = []
+        for i, upload in enumerate(uploads):
+            name = Path(upload.name or f"upload-{i}").name
+            path = Path(folder) / f"{i:03d}.upload"
+            with open(path, "wb") as out:
+                for chunk in upload.chunks():
+                    out.write(chunk)
+            inputs.append(InputFile(path, name))
+        try:
+            return judgments_import(files=inputs, fmt=fmt, options=options)
+        except ImportRejected as exc:
+            return exc.report

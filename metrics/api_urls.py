@@ -1,5 +1,14 @@
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-urlpatterns: list[URLPattern] = []
+from metrics import api
+
+app_name = "metrics_api"
+urlpatterns: list[URLPattern] = [
+    path("metrics/scores/", api.ScoresApi.as_view(), name="scores"),
+    path("metrics/stats/", api.StatsApi.as_view(), name="stats"),
+    path("metrics/agreement/", api.AgreementApi.as_view(), name="agreement"),
+    path("metrics/judgments/", api.JudgmentsExportApi.as_view(), name="judgments-export"),
+    path("metrics/judgments/import/", api.JudgmentsImportApi.as_view(), name="judgments-import"),
+]

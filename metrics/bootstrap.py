@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import kendalltau
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 20241025
@@ -74,5 +73,20 @@ def tau_interval(
     samples = topic_samples(topics, resamples=resamples, seed=seed)
     a = resampled_means(per_topic_a, samples)
     b = resampled_means(per_topic_b, samples)
-    taus = np.array([kendalltau(a[k], b[k]).statistic for k in range(samples.shape[0])], dtype=float)
-    return _interval(taus, level)
+    return _interval(kendall_tau_b_rows(a, b), level)
+
+
+def kendall_tau_b_rows(a: np.ndarray, b: np.ndarray, *, batch: int = 64) -> np.ndarray:
+    """Kendall τ-b of each row pair (a[k], b[k]), vectorised over rows: the bootstrap needs a thousand of
+    them and scipy's per-call overhead dominates there. Equal to `scipy.stats.kendalltau` (tested):
+    τ-b = Σ sign(Δa)·sign(Δb) / sqrt(Σ|sign(Δa)| · Σ|sign(Δb)|) over all pairs of runs."""
+    taus = np.empty(a.shape[0])
+    for start in range(0, a.shape[0], batch):
+        x, y = a[start : start + batch], b[start : start + batch]
+        sx = np.sign(x[:, :, None] - x[:, None, :])
+        sy = np.sign(y[:, :, None] - y[:, None, :])
+        concordance = (sx * sy).sum(axis=(1, 2))
+        untied = np.sqrt(np.abs(sx).sum(axis=(1, 2)) * np.abs(sy).sum(axis=(1, 2)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            taus[start : start + batch] = np.where(untied > 0, concordance / untied, np.nan)
+    return taus

@@ -162,6 +162,12 @@ def _agreement_report(
     labels_b = citation_labels(judge_b, material, condition=condition_b)
     both = [cid for cid in material.citation_ids if cid in labels_a and cid in labels_b]
     labels = agreement_fns.label_agreement([labels_a[c].label for c in both], [labels_b[c].label for c in both])
+    topic_of = {c[0]: material.answers[c[1]][0] for c in material.citations}
+    per_topic: dict[str, list[int]] = {}
+    for cid in both:
+        counts = per_topic.setdefault(topic_of[cid], [0, 0])
+        counts[0] += 1
+        counts[1] += labels_a[cid].label != labels_b[cid].label
 
     scores_a = [answer_score(x) for x in answer_labels(material, labels_a)]
     scores_b = [answer_score(x) for x in answer_labels(material, labels_b)]
@@ -221,6 +227,7 @@ def _agreement_report(
         "topics": topics,
         "runs": run_points,
         "topic_means": topic_points,
+        "per_topic": {t: {"both": n, "disagree": d} for t, (n, d) in sorted(per_topic.items())},
         "self_consistency": {
             judge_a.name: self_consistency(judge_a, condition_a).as_dict(),
             judge_b.name: self_consistency(judge_b, condition_b).as_dict(),

@@ -458,8 +458,8 @@ NIST_SUPPORT_CODE = {"FS": "2", "PS": "1", "NS": "0"}
 
 
 def nist_rows(*, scope: Scope, judge: str) -> Iterator[dict[str, Any]]:
-    """NIST-style support judgments, one object per (topic, run); `citationId` indexes the run's references
-    and `support` is "2", "1", "0", or "-1" for a citation the judge did not label."""
+    """NIST-style support judgments, one object per (topic, run) the judge labelled; `citationId` indexes the
+    run's references and `support` is "2", "1", "0", or "-1" for a citation the judge did not label."""
     material = material_get(scope)
     labels = citation_labels(judge_select(judge), material)
     passage_ids = _passage_ids({c[4] for c in material.citations})
@@ -479,6 +479,8 @@ def nist_rows(*, scope: Scope, judge: str) -> Iterator[dict[str, Any]]:
         )
         for answer_id in batch:
             topic_id, run_id, _ = material.answers[answer_id]
+            if not any(c[0] in labels for c in by_answer.get(answer_id, [])):
+                continue  # an answer the judge did not judge at all
             cites: dict[int, list[dict[str, Any]]] = {}
             for citation_id, _a, sentence_index, _slot, passage, _s in by_answer.get(answer_id, []):
                 found = labels.get(citation_id)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.stats import kendalltau
 
 from judging.models import JudgeKind, Judgment
 from judging.services import pairs_for_citations
-from metrics.bootstrap import run_intervals, tau_interval
+from metrics.bootstrap import kendall_tau_b_rows, run_intervals, tau_interval
 from metrics.reports import answer_scores, scores_report
 from metrics.scores import AnswerLabels, answer_score
 from metrics.selectors import scope_for
@@ -199,3 +200,16 @@ def test_the_tau_interval_is_narrow_when_both_judges_agree_exactly():
 
     # then
     assert (interval.low, interval.high) == (pytest.approx(1.0), pytest.approx(1.0))
+
+
+def test_the_bootstraps_vectorised_tau_equals_scipys_with_ties():
+    # given: rounded scores, so that many runs tie
+    rng = np.random.default_rng(3)
+    a = np.round(rng.random((40, 12)), 1)
+    b = np.round(a + rng.normal(0, 0.2, a.shape), 1)
+
+    # when
+    taus = kendall_tau_b_rows(a, b, batch=7)
+
+    # then
+    assert taus == pytest.approx([kendalltau(a[k], b[k]).statistic for k in range(40)])

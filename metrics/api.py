@@ -1,0 +1,190 @@
+"""REST API for the metrics: scores, Table 3, agreement, judgment exports and the judgment import.
+
+Organizers (staff) only: the labels of LLM judges must never reach an assessor (DESIGN §3).
+The export format parameter is `fmt` (DRF keeps `format` for content negotiation).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import_uploads
+from judging.models import Condition, JudgeKind
+from metrics.exports import ExportFormat, judgments_export, scores_csv
+from metrics.reports import agreement_report, scores_report
+from metrics.selectors import EVERY_CITATION, Scope, UnknownJudge, scope_for, support_stats
+
+
+class ScopeInputSerializer(serializers.Serializer[dict[str, Any]]):
+    campaign = serializers.CharField(required=False, allow_blank=True)
+    depth = serializers.IntegerField(required=False, min_value=0, help_text="0 = every citation")
+    topics = serializers.CharField(required=False, allow_blank=True, help_text="comma-separated topic ids")
+
+
+class ScoresInputSerializer(ScopeInputSerializer):
+    judge = serializers.CharField(help_text="a judge name, or `human` for every human judge")
+    condition = serializers.ChoiceField(choices=Condition.choices, required=False)
+    resamples = serializers.IntegerField(required=False, min_value=0, max_value=10000, default=1000)
+    seed = serializers.IntegerField(required=False, default=20241025)
+    fmt = serializers.ChoiceField(choices=["json", "csv"], required=False, default="json")
+
+
+class AgreementInputSerializer(ScopeInputSerializer):
+    a = serializers.CharField()
+    b = serializers.CharField()
+    condition_a = serializers.ChoiceField(choices=Condition.choices, required=False)
+    condition_b = serializers.ChoiceField(choices=Condition.choices, required=False)
+    resamples = serializers.IntegerField(required=False, min_value=0, max_value=10000, default=1000)
+    seed = serializers.IntegerField(required=False, default=20241025)
+
+
+class ExportInputSerializer(ScopeInputSerializer):
+    fmt = serializers.ChoiceField(choices=ExportFormat.CHOICES, default=ExportFormat.CSV)
+    judge = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+class ImportInputSerializer(serializers.Serializer[dict[str, Any]]):
+    files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
+    format = serializers.ChoiceField(choices=[JudgmentFormat.NIST, JudgmentFormat.EXCHANGE])
+    judge = serializers.CharField(required=False, allow_blank=True, max_length=128)
+    kind = serializers.ChoiceField(choices=JudgeKind.choices, required=False)
+    condition = serializers.ChoiceField(choices=Condition.choices, required=False)
+    label_field = serializers.CharField(required=False, default="label", max_length=64)
+
+
+def _scope(data: dict[str, Any], *, default_depth: int | None = None) -> Scope:
+    topics = [t.strip() for t in data["topics"].split(",") if t.strip()] if data.get("topics") else None
+    depth = data.get("depth", default_depth)
+    return scope_for(campaign=data.get("campaign") or None, depth=depth, topics=topics)
+
+
+def _query(request: Request, serializer_class: type[serializers.Serializer[dict[str, Any]]]) -> dict[str, Any]:
+    params: dict[str, Any] = request.query_params.dict()
+    if "judge" in request.query_params and issubclass(serializer_class, ExportInputSerializer):
+        params["judge"] = request.query_params.getlist("judge")
+    serializer = serializer_class(data=params)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def _bad_request(exc: Exception) -> Response:
+    return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+
+
+class ScoresApi(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(parameters=[ScoresInputSerializer], responses={200: dict})
+    def get(self, request: Request) -> Response | HttpResponse:
+        """Every run's weighted precision and recall for one judge, with 95% bootstrap intervals."""
+        data = _query(request, ScoresInputSerializer)
+        try:
+            report = scores_report(
+                judge=data["judge"],
+                scope=_scope(data),
+                condition=data.get("condition") or None,
+                resamples=data["resamples"],
+                seed=data["seed"],
+            )
+        except (UnknownJudge, ValueError) as exc:
+            return _bad_request(exc)
+        if data["fmt"] == "csv":
+            buffer = io.StringIO()
+            scores_csv(buffer, [report], intervals=data["resamples"] > 0)
+            return HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+        return Response(report.as_dict())
+
+
+class StatsApi(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(parameters=[ScopeInputSerializer], responses={200: dict})
+    def get(self, request: Request) -> Response:
+        """Per judge and condition: topics, judged citations, FS / PS / NS (the paper's Table 3)."""
+        data = _query(request, ScopeInputSerializer)
+        try:
+            return Response({"rows": support_stats(_scope(data))})
+        except ValueError as exc:
+            return _bad_request(exc)
+
+
+class AgreementApi(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(parameters=[AgreementInputSerializer], responses={200: dict})
+    def get(self, request: Request) -> Response:
+        """Confusion matrix, agreement, Cohen's κ, Kendall τ with intervals, and self-consistency."""
+        data = _query(request, AgreementInputSerializer)
+        try:
+            report = agreement_report(
+                a=data["a"],
+                b=data["b"],
+                scope=_scope(data),
+                condition_a=data.get("condition_a") or None,
+                condition_b=data.get("condition_b") or None,
+                resamples=data["resamples"],
+                seed=data["seed"],
+            )
+        except (UnknownJudge, ValueError) as exc:
+            return _bad_request(exc)
+        return Response(report)
+
+
+class JudgmentsExportApi(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        parameters=[
+            ExportInputSerializer,
+            OpenApiParameter("judge", str, many=True, description="judges to export (repeatable; default all)"),
+        ],
+        responses={(200, "text/csv"): str, (200, "application/x-ndjson"): str},
+    )
+    def get(self, request: Request) -> HttpResponse | Response:
+        """The judgments exchange file (csv, jsonl) or NIST-style JSONL (one judge); every citation by default."""
+        data = _query(request, ExportInputSerializer)
+        buffer = io.StringIO()
+        try:
+            judgments_export(
+                buffer,
+                fmt=data["fmt"],
+                scope=_scope(data, default_depth=EVERY_CITATION),
+                judges=data.get("judge") or None,
+            )
+        except (UnknownJudge, ValueError) as exc:
+            return _bad_request(exc)
+        content_type = "text/csv" if data["fmt"] == ExportFormat.CSV else "application/x-ndjson"
+        return HttpResponse(buffer.getvalue(), content_type=f"{content_type}; charset=utf-8")
+
+
+class JudgmentsImportApi(APIView):
+    permission_classes = [IsAdminUser]
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(request={"multipart/form-data": ImportInputSerializer}, responses={200: dict, 400: dict})
+    def post(self, request: Request) -> Response:
+        """Import NIST or exchange files, all or nothing; 400 with every error (file, line, field) otherwise."""
+        serializer = ImportInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        report = judgments_import_uploads(
+            uploads=data["files"],
+            fmt=data["format"],
+            options=JudgmentImportOptions(
+                judge=(data.get("judge") or "").strip() or None,
+                kind=data.get("kind") or None,
+                condition=data.get("condition") or None,
+                label_field=data.get("label_field") or "label",
+            ),
+        )
+        return Response(report.as_dict(), status=status.HTTP_200_OK if report.ok else status.HTTP_400_BAD_REQUEST)
