@@ -63,8 +63,7 @@ def assignment_pending(*, assignment: Assignment) -> QuerySet[CampaignPair]:
 def assignment_held_back_count(*, assignment: Assignment) -> int:
     if assignment.condition != Condition.POST_EDIT:
         return 0
-    judged = Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id"))
-    return _topic_pool(assignment).filter(~Exists(judged)).exclude(_has_llm_label(assignment)).count()
+    return topic_counts(assignment=assignment).held_back
 
 
 def _count(qs: QuerySet[Any]) -> Coalesce:
@@ -184,24 +183,39 @@ class QueueState:
     topic_progress: Progress
     overall_progress: Progress
     held_back: int
-    last_judgment_id: int | None
+    has_judgments: bool
     next_assignment: Assignment | None = None
 
 
+@dataclass(frozen=True)
+class TopicCounts:
+    progress: Progress
+    held_back: int
+
+
+def topic_counts(*, assignment: Assignment) -> TopicCounts:
+    """Pairs in the topic's pool, those this assignment has judged, and (post-edit) those held back: one query."""
+    judged = Q(Exists(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id"))))
+    held = Q(pk__in=[])
+    if assignment.condition == Condition.POST_EDIT:
+        held = ~judged & ~_has_llm_label(assignment)
+    row = _topic_pool(assignment).aggregate(
+        total=Count("pk"), done=Count("pk", filter=judged), held=Count("pk", filter=held)
+    )
+    return TopicCounts(progress=Progress(done=row["done"], total=row["total"]), held_back=row["held"])
+
+
 def topic_progress(*, assignment: Assignment) -> Progress:
-    done = Judgment.objects.filter(assignment_id=assignment.pk).values("pair_id").distinct().count()
-    return Progress(done=done, total=_topic_pool(assignment).count())
+    return topic_counts(assignment=assignment).progress
 
 
-def _card(assignment: Assignment, cp: CampaignPair, *, back_of: Judgment | None = None) -> PairCard:
+def _card(
+    assignment: Assignment, cp: CampaignPair, *, nth: int, shown: str, back_of: Judgment | None = None
+) -> PairCard:
     citation = cp.context_citation
     sentences = list(
         Sentence.objects.filter(answer_id=citation.sentence.answer_id).order_by("index").values_list("index", "text")
     )
-    nth = Judgment.objects.filter(assignment_id=assignment.pk, pair_id=cp.pair_id).count()
-    shown = ""
-    if assignment.condition == Condition.POST_EDIT:
-        shown = llm_label_of(campaign=assignment.campaign, pair_id=cp.pair_id) or ""
     return PairCard(
         assignment=assignment,
         campaign_pair=cp,
@@ -209,20 +223,27 @@ def _card(assignment: Assignment, cp: CampaignPair, *, back_of: Judgment | None 
         sentence_text=citation.sentence.text,
         context=[ContextSentence(i, t, i == citation.sentence.index) for i, t in sentences],
         token=str(submission_token(assignment_id=assignment.pk, pair_id=cp.pair_id, nth=nth)),
-        shown_label=shown,
+        shown_label=shown if assignment.condition == Condition.POST_EDIT else "",
         previous_label=back_of.label if back_of is not None else "",
         back_of=back_of.pk if back_of is not None else None,
     )
 
 
-def _card_queryset() -> QuerySet[CampaignPair]:
-    return CampaignPair.objects.select_related("pair__passage", "context_citation__sentence")
+def _with_card_data(qs: QuerySet[CampaignPair], assignment: Assignment) -> QuerySet[CampaignPair]:
+    qs = qs.select_related("pair__passage", "context_citation__sentence")
+    judge_id = assignment.campaign.post_edit_judge_id
+    if assignment.condition == Condition.POST_EDIT and judge_id is not None:
+        newest = Judgment.objects.filter(judge_id=judge_id, pair_id=OuterRef("pair_id")).order_by("-created_at", "-pk")
+        qs = qs.annotate(llm_label=Subquery(newest.values("label")[:1]))
+    return qs
 
 
 def queue_state(*, assignment: Assignment) -> QueueState:
     """The next pair to judge (resuming where the assessor was), with progress."""
-    cp = assignment_pending(assignment=assignment).select_related("pair__passage", "context_citation__sentence").first()
-    return _state(assignment, _card(assignment, cp) if cp is not None else None)
+    cp = _with_card_data(assignment_pending(assignment=assignment), assignment).first()
+    # A pending pair has no judgment from this assignment yet: its token is the 0th.
+    card = _card(assignment, cp, nth=0, shown=getattr(cp, "llm_label", None) or "") if cp is not None else None
+    return _state(assignment, card)
 
 
 def back_state(*, assignment: Assignment, before: int | None = None) -> QueueState | None:
@@ -234,32 +255,28 @@ def back_state(*, assignment: Assignment, before: int | None = None) -> QueueSta
     judgment = previous.order_by("-pk").first()
     if judgment is None:
         return None
-    newest = Judgment.objects.filter(assignment_id=assignment.pk, pair_id=judgment.pair_id).order_by("-pk").first()
-    cp = _card_queryset().get(
-        campaign_id=assignment.campaign_id, topic_id=assignment.topic_id, pair_id=judgment.pair_id
-    )
-    return _state(assignment, _card(assignment, cp, back_of=newest))
+    rows = list(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=judgment.pair_id).order_by("-pk"))
+    cp = _with_card_data(_topic_pool(assignment).filter(pair_id=judgment.pair_id), assignment).get()
+    card = _card(assignment, cp, nth=len(rows), shown=getattr(cp, "llm_label", None) or "", back_of=rows[0])
+    return _state(assignment, card)
 
 
 def _state(assignment: Assignment, card: PairCard | None) -> QueueState:
     user = assignment.assessor
-    held = assignment_held_back_count(assignment=assignment)
+    counts = topic_counts(assignment=assignment)
     state = QueueState(
         assignment=assignment,
         card=card,
-        topic_progress=topic_progress(assignment=assignment),
+        topic_progress=counts.progress,
         overall_progress=assessor_overall_progress(user=user),
-        held_back=held,
-        last_judgment_id=Judgment.objects.filter(assignment_id=assignment.pk)
-        .order_by("-pk")
-        .values_list("pk", flat=True)
-        .first(),
+        held_back=counts.held_back,
+        has_judgments=counts.progress.done > 0,
     )
     if card is not None:
         card.topic_progress, card.overall_progress, card.held_back = (
             state.topic_progress,
             state.overall_progress,
-            held,
+            state.held_back,
         )
     else:
         state.next_assignment = next_assignment(user=user, after=assignment)

@@ -7,12 +7,14 @@ import re
 import unicodedata
 import uuid
 from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
-from django.db.models import Exists, Max, OuterRef
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, Exists, IntegerField, Max, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from assess.models import Citation, Run, Sentence, Topic
@@ -275,28 +277,37 @@ def judgment_submit(
         return _same_submission(existing, assignment)
     if label not in Label.values:
         raise SubmissionRejected(f"unknown label {label!r}")
+    judged_before = (
+        Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id"))
+        .order_by()
+        .values("pair_id")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
     cp = (
         CampaignPair.objects.filter(campaign_id=assignment.campaign_id, topic_id=assignment.topic_id, pair_id=pair_id)
-        .select_related("campaign__post_edit_judge")
+        .annotate(done=Coalesce(Subquery(judged_before, output_field=IntegerField()), 0))
+        .values("context_citation_id", "done")
         .first()
     )
     if cp is None:
         raise SubmissionRejected("this pair is not in the assignment")
-    done = Judgment.objects.filter(assignment=assignment, pair_id=pair_id).count()
-    if all(token != submission_token(assignment_id=assignment.pk, pair_id=pair_id, nth=k) for k in range(done + 1)):
+    issued = (submission_token(assignment_id=assignment.pk, pair_id=pair_id, nth=k) for k in range(cp["done"] + 1))
+    if token not in issued:
         raise SubmissionRejected("unknown submission token")
     shown = ""
     if assignment.condition == Condition.POST_EDIT:
-        shown = llm_label_of(campaign=cp.campaign, pair_id=pair_id) or ""
+        shown = llm_label_of(campaign=assignment.campaign, pair_id=pair_id) or ""
     if seconds is not None:
         seconds = max(0.0, min(float(seconds), 86400.0))
     judge = assessor_judge(user=assignment.assessor)
+    # A single INSERT whose unique token decides a race; a savepoint only when inside a caller's transaction.
     try:
-        with transaction.atomic():
+        with transaction.atomic() if connection.in_atomic_block else nullcontext():
             judgment = Judgment.objects.create(
                 judge=judge,
                 pair_id=pair_id,
-                citation_id=cp.context_citation_id,
+                citation_id=cp["context_citation_id"],
                 label=label,
                 condition=assignment.condition,
                 assignment=assignment,
@@ -322,17 +333,12 @@ def _same_submission(judgment: Judgment, assignment: Assignment) -> SubmitResult
 
 def assignment_refresh_status(*, assignment: Assignment) -> None:
     """Done when every pair of the topic has this assignment's judgment (held-back pairs count as not done)."""
-    status = AssignmentStatus.OPEN if assignment_pending(assignment=assignment).exists() else AssignmentStatus.DONE
-    held = assignment.condition == Condition.POST_EDIT and _held_back_exists(assignment)
-    if held:
-        status = AssignmentStatus.OPEN
+    status = AssignmentStatus.OPEN
+    if not assignment_pending(assignment=assignment).exists() and not assignment_held_back_count(assignment=assignment):
+        status = AssignmentStatus.DONE
     if status != assignment.status:
         Assignment.objects.filter(pk=assignment.pk).update(status=status)
         assignment.status = status
-
-
-def _held_back_exists(assignment: Assignment) -> bool:
-    return assignment_held_back_count(assignment=assignment) > 0
 
 
 def campaign_update(
