@@ -264,3 +264,13 @@ def test_it_shows_progress_per_assignment_and_the_median_seconds_to_the_organize
     assert [n for _, n in figures.per_hour] == [3]
     assert "<b>4.0 s</b> median per judgment" in html
     assert '<td class="num">3 / 3</td>' in html
+
+
+@pytest.mark.parametrize("model", ["judge", "campaign", "assignment", "judgment"])
+def test_it_lists_judging_rows_in_the_admin(judging, model):
+    admin = Client()
+    admin.force_login(OrganizerFactory(username="root", is_superuser=True))
+
+    response = admin.get(f"/admin/judging/{model}/")
+
+    assert response.status_code == 200

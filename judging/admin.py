@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from judging.models import Assignment, Campaign, Judge, Judgment
+
+
+@admin.register(Judge)
+class JudgeAdmin(admin.ModelAdmin):
+    list_display = ["name", "kind", "user", "created_at"]
+    list_filter = ["kind"]
+    search_fields = ["name"]
+
+
+@admin.register(Campaign)
+class CampaignAdmin(admin.ModelAdmin):
+    list_display = ["name", "depth", "post_edit_judge", "highlight_evidence", "built_at"]
+    filter_horizontal = ["runs", "topics"]
+    readonly_fields = ["built_at", "build_summary"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["assessor", "campaign", "topic", "condition", "order", "status"]
+    list_filter = ["campaign", "condition", "status"]
+    search_fields = ["assessor__username", "topic__topic_id"]
+    raw_id_fields = ["topic"]
+
+
+@admin.register(Judgment)
+class JudgmentAdmin(admin.ModelAdmin):
+    """Read-only: judgments are append-only (a correction is a new row, made on the judging page)."""
+
+    list_display = ["pk", "judge", "pair", "label", "condition", "shown_label", "seconds", "flagged", "created_at"]
+    list_filter = ["condition", "label", "flagged", "judge__kind"]
+    search_fields = ["judge__name", "comment"]
+    list_select_related = ["judge", "pair"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
