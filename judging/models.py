@@ -265,3 +265,60 @@ class PrelabelJob(models.Model):
 
     def __str__(self) -> str:
         return f"prelabel #{self.pk} {self.campaign_id}/{self.judge_id} ({self.status})"
+
+
+class Study(models.Model):
+    """The disagreement study (DESIGN §6): pairs sampled per topic where judge `a` and judge `b` disagree,
+    re-judged blind by independent assessors (`adjudication` assignments) and optionally a second LLM judge.
+
+    `a` and `b` are judge selections as the metrics read them: a judge name, or `human` (every human judge)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="studies")
+    a = models.CharField(max_length=128, help_text="The first judge: a judge name, or `human` (all human judges).")
+    b = models.CharField(max_length=128, help_text="The second judge, usually an LLM judge.")
+    per_topic = models.PositiveIntegerField(default=15)
+    seed = models.IntegerField(default=0)
+    second_judge = models.ForeignKey(
+        Judge,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="second_judge_studies",
+        help_text="A second LLM judge run on the sampled pairs only (the paper used Llama-3.1-405B).",
+    )
+    # The adjudication assignments that re-judge this study's sample (their queue is the sample, shuffled).
+    assignments = models.ManyToManyField(Assignment, blank=True, related_name="studies")
+    summary = models.JSONField(
+        default=dict, blank=True, help_text="Per topic: candidate pairs, disagreements, sampled."
+    )
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name_plural = "studies"
+
+    def __str__(self) -> str:
+        return f"study #{self.pk}: {self.a} vs {self.b} on {self.campaign_id}"
+
+
+class StudyItem(models.Model):
+    """One sampled pair of a study, with the citation it was sampled on and both labels frozen at sampling."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items")
+    topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="+")
+    pair = models.ForeignKey(Pair, on_delete=models.PROTECT, related_name="study_items")
+    citation = models.ForeignKey(Citation, on_delete=models.PROTECT, related_name="+")
+    label_a = models.CharField(max_length=2, choices=Label.choices)
+    label_b = models.CharField(max_length=2, choices=Label.choices)
+    order = models.PositiveIntegerField(help_text="Queue position within the topic, shuffled with the study's seed.")
+
+    class Meta:
+        ordering = ["study_id", "topic_id", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "topic", "pair"], name="studyitem_unique_pair"),
+            models.CheckConstraint(condition=~models.Q(label_a=models.F("label_b")), name="studyitem_disagrees"),
+        ]
+
+    def __str__(self) -> str:
+        return f"study {self.study_id} / {self.topic_id} / pair {self.pair_id}"
