@@ -16,7 +16,18 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet,
 from django.db.models.functions import Coalesce, TruncHour
 
 from assess.models import Passage, Run, Sentence
-from judging.models import Assignment, Campaign, CampaignPair, Condition, Judge, JudgeKind, Judgment, Label
+from judging.models import (
+    Assignment,
+    Campaign,
+    CampaignPair,
+    Condition,
+    Judge,
+    JudgeKind,
+    Judgment,
+    Label,
+    Study,
+    StudyItem,
+)
 from judging.tokens import submission_token
 
 
@@ -39,7 +50,29 @@ LABEL_NAMES: dict[str, str] = dict(Label.choices)
 
 
 def _topic_pool(assignment: Assignment) -> QuerySet[CampaignPair]:
-    return CampaignPair.objects.filter(campaign_id=assignment.campaign_id, topic_id=assignment.topic_id)
+    pool = CampaignPair.objects.filter(campaign_id=assignment.campaign_id, topic_id=assignment.topic_id)
+    study_id = _study_of(assignment)
+    if study_id is not None:
+        # Disagreement study (issue 6): an adjudication assignment of a study judges only the study's sample of
+        # its topic, in the order shuffled with the study's seed (`study_order`), so order says nothing of labels.
+        items = StudyItem.objects.filter(study_id=study_id, topic_id=assignment.topic_id)
+        pool = pool.filter(pair_id__in=items.values("pair_id")).annotate(
+            study_order=Subquery(items.filter(pair_id=OuterRef("pair_id")).values("order")[:1])
+        )
+    return pool
+
+
+def _study_of(assignment: Assignment) -> int | None:
+    """The study an adjudication assignment re-judges (None for every other assignment): one query, kept."""
+    if assignment.condition != Condition.ADJUDICATION:
+        return None
+    if not hasattr(assignment, "_study_id"):
+        assignment._study_id = (  # type: ignore[attr-defined]
+            Study.assignments.through.objects.filter(assignment_id=assignment.pk)
+            .values_list("study_id", flat=True)
+            .first()
+        )
+    return assignment._study_id  # type: ignore[attr-defined, no-any-return]
 
 
 def _has_llm_label(assignment: Assignment) -> Q:
@@ -57,6 +90,8 @@ def assignment_pending(*, assignment: Assignment) -> QuerySet[CampaignPair]:
     pending = _topic_pool(assignment).filter(~Exists(judged))
     if assignment.condition == Condition.POST_EDIT:
         pending = pending.filter(_has_llm_label(assignment))
+    if _study_of(assignment) is not None:
+        return pending.order_by("study_order", "pair_id")
     return pending.order_by("pair__passage_id", "pair_id")
 
 
@@ -84,7 +119,19 @@ def assignments_with_progress(qs: QuerySet[Assignment]) -> QuerySet[Assignment]:
         .values("assignment_id")
         .annotate(n=Count("pair_id", distinct=True))
     )
-    return qs.annotate(total=_count(total), done=_count(done))
+    # Disagreement study (issue 6): a study's adjudication assignment counts only the study's sample of its topic.
+    sampled = (
+        StudyItem.objects.filter(study__assignments=OuterRef("pk"), topic_id=OuterRef("topic_id"))
+        .order_by()
+        .values("topic_id")
+        .annotate(n=Count("pk"))
+    )
+    total_or_sample = Coalesce(
+        Subquery(sampled.values("n"), output_field=IntegerField()),
+        Subquery(total.values("n"), output_field=IntegerField()),
+        0,
+    )
+    return qs.annotate(total=total_or_sample, done=_count(done))
 
 
 def assessor_assignments(*, user: AbstractBaseUser) -> QuerySet[Assignment]:

@@ -144,3 +144,49 @@ def judging_campaign_build(
     campaign = campaign_create(name=name, runs=run_rows, topics=[topic], depth=1)
     campaign_build_pairs(campaign=campaign)
     return campaign
+
+
+# --- disagreement study (issue 6) -------------------------------------------------------------------
+
+
+def study_campaign_build(
+    *, pairs_per_topic: tuple[int, ...] = (20, 5), runs: int = 2, name: str = "study-campaign"
+) -> Campaign:
+    """A built campaign: topic k has pairs_per_topic[k] sentences, each citing its own passage, answered the
+    same by every run (so each pair has one citation per run)."""
+    from judging.services import campaign_build_pairs, campaign_create
+
+    topics = [TopicFactory() for _ in pairs_per_topic]
+    run_rows = [RunFactory() for _ in range(runs)]
+    for topic, n in zip(topics, pairs_per_topic, strict=True):
+        passages = [PassageFactory() for _ in range(n)]
+        for run in run_rows:
+            answer_build(
+                run=run,
+                topic=topic,
+                sentences=[(f"Claim {i} about {topic.topic_id}.", [passages[i]]) for i in range(n)],
+            )
+    campaign = campaign_create(name=name, runs=run_rows, topics=topics, depth=1)
+    campaign_build_pairs(campaign=campaign)
+    return campaign
+
+
+def study_labels_seed(campaign: Campaign, *, human: str = "nist", llm: str = "gpt-study", agree_every: int = 4):
+    """`human` labels every citation (FS), `llm` labels every pair (pair-level, as pre-labels are): NS or PS
+    on most, FS (agreeing) on every `agree_every`-th pair of each topic. Returns the two judges."""
+    from judging.models import CampaignPair, Judgment
+
+    human_judge = JudgeFactory(name=human, kind=JudgeKind.HUMAN)
+    llm_judge = JudgeFactory(name=llm, kind=JudgeKind.LLM)
+    for topic in campaign.topics.all():
+        pool = list(CampaignPair.objects.filter(campaign=campaign, topic=topic).order_by("pair_id"))
+        for i, cp in enumerate(pool):
+            for citation in Citation.objects.filter(
+                sentence__answer__topic=topic, passage_id=cp.pair.passage_id, slot=0
+            ):
+                Judgment.objects.create(
+                    judge=human_judge, pair=cp.pair, citation=citation, label="FS", condition="from_scratch"
+                )
+            label = "FS" if i % agree_every == 0 else ("NS" if i % 2 else "PS")
+            Judgment.objects.create(judge=llm_judge, pair=cp.pair, label=label)
+    return human_judge, llm_judge
