@@ -13,7 +13,7 @@ from judging.models import CampaignPair, Condition, Judge, JudgeKind, Judgment
 from tests.factories import UserFactory, judging_campaign_build
 
 LLM_NAME = "opus-blindness-probe"
-CSRF = re.compile(r'(csrfmiddlewaretoken" value="|X-CSRFToken": ")[^"]+')
+CSRF = re.compile(r'(csrfmiddlewaretoken" value="|X-CSRFToken": "|X-CSRFTOKEN"\] = ")[^"]+', re.IGNORECASE)
 
 
 def _normal(text: str) -> str:
@@ -137,3 +137,71 @@ def test_it_shows_and_preselects_the_llm_label_in_post_edit(world):
     assert 'LLM label: <b class="label-PS">Partial support</b>' in html
     assert re.search(r'class="choice choice-PS preselected"', html)
     assert api["pair"]["shown_label"] == "PS"
+
+
+def _every_get_path(ids: list[int], words: list[str]) -> list[str]:
+    """Every URL of the project that a GET can reach, with each int parameter set to each of `ids` and each
+    str parameter to each of `words`."""
+    import itertools
+
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    paths: set[str] = set()
+
+    def walk(patterns, prefix):
+        for p in patterns:
+            if isinstance(p, URLResolver):
+                walk(p.url_patterns, prefix + str(p.pattern))
+            elif isinstance(p, URLPattern):
+                route = prefix + str(p.pattern)
+                # Regex routes (DRF routers): `^x/(?P<pk>[^/.]+)/$` becomes `x/<int:pk>/`.
+                route = re.sub(r"\(\?P<(\w+)>[^)]*\)", r"<int:\1>", route).replace("^", "").replace("$", "")
+                if "(" in route or "\\" in route:
+                    continue
+                params = re.findall(r"<(?:(\w+):)?(\w+)>", route)
+                choices = [ids if conv == "int" else words for conv, _ in params]
+                for values in itertools.product(*choices):
+                    path = route
+                    for (conv, name), value in zip(params, values, strict=True):
+                        path = path.replace(f"<{conv + ':' if conv else ''}{name}>", str(value), 1)
+                    paths.add("/" + path)
+
+    walk(get_resolver().url_patterns, "")
+    return sorted(p for p in paths if not p.startswith(("/admin/", "/accounts/logout")))
+
+
+def test_it_serves_every_reachable_url_the_same_to_a_from_scratch_assessor_with_llm_labels_seeded(world):
+    # given every URL of the project, with the ids of this world's rows
+    from judging.models import Pair
+
+    campaign, scratch = world["campaign"], world["scratch"]
+    ids = sorted(
+        {campaign.pk, scratch.pk, world["bobs"].pk, campaign.post_edit_judge_id}
+        | set(Pair.objects.values_list("pk", flat=True)[:2])
+    )
+    topic = campaign.topics.get().topic_id
+    paths = _every_get_path(ids, [topic, LLM_NAME])
+    client = world["client"]
+
+    def snapshot():
+        out = {}
+        for path in paths:
+            response = client.get(path)
+            if response.status_code == 200 and not getattr(response, "streaming", False):
+                out[path] = _normal(response.content.decode(errors="replace"))
+        return out
+
+    before = snapshot()
+
+    # when
+    _seed_other_labels(world)
+    after = snapshot()
+
+    # then
+    assert "/judge/" in before
+    assert {"/api/assignments/", f"/api/assignments/{scratch.pk}/", "/api/judgments/"} <= set(before)
+    assert f"/judge/{scratch.pk}/" in before
+    assert set(after) == set(before)
+    for path, text in after.items():
+        assert text == before[path], path
+        assert LLM_NAME not in text, path
