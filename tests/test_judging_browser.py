@@ -141,3 +141,28 @@ def test_it_stores_a_flag_and_comment_typed_on_the_page(live_server, page):
     assert judgment.flagged
     assert judgment.comment == "the passage is cut off"
     assert judgment.label == "NS"
+
+
+def test_it_does_not_count_time_while_the_tab_is_hidden(live_server, page):
+    # given
+    assignment = _setup(n_sentences=3)
+    browser_login(page, live_server, "alice")
+    page.clock.install()
+    page.goto(f"{live_server.url}/judge/{assignment.pk}/")
+    page.wait_for_selector("#pair-card[data-state=pair]")
+    set_hidden = """h => {
+        Object.defineProperty(document, 'hidden', {value: h, configurable: true});
+        document.dispatchEvent(new Event('visibilitychange'));
+    }"""
+
+    # when: 5 s visible, 40 s hidden, 5 s visible again
+    page.clock.run_for(5_000)
+    page.evaluate(set_hidden, True)
+    page.clock.run_for(40_000)
+    page.evaluate(set_hidden, False)
+    page.clock.run_for(5_000)
+    _press_and_wait(page, "2")
+
+    # then
+    seconds = Judgment.objects.get().seconds
+    assert 9 <= seconds <= 11.5
