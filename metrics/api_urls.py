@@ -12,3 +12,13 @@ urlpatterns: list[URLPattern] = [
     path("metrics/judgments/", api.JudgmentsExportApi.as_view(), name="judgments-export"),
     path("metrics/judgments/import/", api.JudgmentsImportApi.as_view(), name="judgments-import"),
 ]
+
+# The disagreement study (issue 6)
+from metrics import api_study  # noqa: E402
+
+urlpatterns += [
+    path("studies/", api_study.StudiesApi.as_view(), name="studies"),
+    path("studies/<int:study_id>/", api_study.StudyReportApi.as_view(), name="study"),
+    path("studies/<int:study_id>/assign/", api_study.StudyAssignApi.as_view(), name="study-assign"),
+    path("studies/<int:study_id>/second-judge/", api_study.StudySecondJudgeApi.as_view(), name="study-second-judge"),
+]

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand
 from assess import demo
 
 # Each app that adds to the demo has a `demo` module with `load(out)`; they run in this order.
-DEMO_MODULES = ("assess.demo", "judging.demo", "metrics.demo")
+DEMO_MODULES = ("assess.demo", "judging.demo", "metrics.demo", "judging.study_demo")
 
 
 class Command(BaseCommand):

@@ -1,0 +1,169 @@
+"""Organizer pages of the disagreement study (issue 6): create a study on a campaign, assign the blind
+re-judging, run a second LLM judge on the sample, and read the report (Figures 4 and 5, the table, CSV)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from assess.views import organizer_required
+from judging import study as study_services
+from judging import study_selectors
+from judging.models import Campaign, Judge, JudgeKind, Study
+from metrics import study as report
+
+HUMAN = study_selectors.HUMAN
+
+
+def _judge_choices() -> list[tuple[str, str]]:
+    names = list(Judge.objects.order_by("kind", "name").values_list("name", "kind"))
+    return [(HUMAN, "human (every human judge)")] + [(n, f"{n} ({k})") for n, k in names]
+
+
+class StudyForm(forms.Form):
+    campaign = forms.ModelChoiceField(queryset=Campaign.objects.order_by("name"), to_field_name="name")
+    a = forms.ChoiceField(label="Judge A (human)", choices=())
+    b = forms.ChoiceField(label="Judge B (LLM)", choices=())
+    per_topic = forms.IntegerField(label="Pairs per topic", min_value=1, max_value=1000, initial=15)
+    seed = forms.IntegerField(initial=0)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = _judge_choices()
+        self.fields["a"].choices = choices  # type: ignore[attr-defined]
+        self.fields["b"].choices = choices  # type: ignore[attr-defined]
+        llms = [n for n, k in Judge.objects.filter(kind=JudgeKind.LLM).values_list("name", "kind")]
+        self.fields["a"].initial = HUMAN
+        self.fields["b"].initial = llms[0] if llms else None
+
+
+class AssignForm(forms.Form):
+    assessor = forms.ModelChoiceField(
+        queryset=User.objects.filter(is_staff=False).order_by("username"), to_field_name="username"
+    )
+
+
+class SecondJudgeForm(forms.Form):
+    judge = forms.ModelChoiceField(
+        queryset=Judge.objects.filter(kind=JudgeKind.LLM, llm__isnull=False).order_by("name"),
+        to_field_name="name",
+        label="Second LLM judge",
+    )
+
+
+def _study_or_404(study_id: int) -> Study:
+    study = study_selectors.study_get(study_id=study_id)
+    if study is None:
+        raise Http404("No such study")
+    return study
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def studies(request: HttpRequest) -> HttpResponse:
+    """The studies (of one campaign with ?campaign=NAME) and the form that samples a new one."""
+    campaign = Campaign.objects.filter(name=request.GET.get("campaign", "")).first()
+    form = StudyForm(request.POST or None, initial={"campaign": campaign} if campaign else None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            study = study_services.study_create(
+                campaign=data["campaign"],
+                a=data["a"],
+                b=data["b"],
+                per_topic=data["per_topic"],
+                seed=data["seed"],
+                created_by=request.user,  # type: ignore[arg-type]
+            )
+        except study_services.StudyError as error:
+            messages.error(request, f"No study made: {error}")
+        else:
+            messages.success(request, f"Study #{study.pk}: {study.summary['sampled']} pairs sampled.")
+            return redirect("metrics:study", study_id=study.pk)
+    return render(
+        request,
+        "metrics/study_list.html",
+        {"studies": study_selectors.study_list(campaign=campaign), "campaign": campaign, "form": form},
+    )
+
+
+@organizer_required
+@require_GET
+def study(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = _study_or_404(study_id)
+    table = study_selectors.study_table(study=study)
+    data = report.study_report(table)
+    names = [j["name"] for j in data["judges"]]
+    pairs = report.agreements(table.rows, report.columns_of(table))
+    grid = report.kappa_grid(pairs, names)
+    return render(
+        request,
+        "metrics/study.html",
+        {
+            "study": study,
+            "table": table,
+            "report": data,
+            "columns": report.columns_of(table),
+            "kappa_rows": list(zip(names, grid, strict=True)),
+            "names": names,
+            "chart": report.distribution_chart({n: d["counts"] for n, d in data["distributions"].items()}),
+            "assign_form": AssignForm(),
+            "second_form": SecondJudgeForm(initial={"judge": study.second_judge}),
+            "assignments": study.assignments.select_related("assessor", "topic").order_by(
+                "assessor__username", "order"
+            ),
+        },
+    )
+
+
+@organizer_required
+@require_GET
+def study_csv(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = _study_or_404(study_id)
+    response = HttpResponse(report.study_csv(study_selectors.study_table(study=study)), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="study-{study.pk}.csv"'
+    return response
+
+
+@organizer_required
+@require_POST
+def study_assign(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = _study_or_404(study_id)
+    form = AssignForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Not assigned: {form.errors.as_text()}")
+        return redirect("metrics:study", study_id=study.pk)
+    try:
+        made = study_services.study_assign(study=study, assessor=form.cleaned_data["assessor"])
+    except study_services.StudyError as error:
+        messages.error(request, f"Not assigned: {error}")
+    else:
+        messages.success(request, f"{len(made)} adjudication assignment(s) for {form.cleaned_data['assessor']}.")
+    return redirect("metrics:study", study_id=study.pk)
+
+
+@organizer_required
+@require_POST
+def study_second_judge(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = _study_or_404(study_id)
+    form = SecondJudgeForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Not started: {form.errors.as_text()}")
+        return redirect("metrics:study", study_id=study.pk)
+    try:
+        job = study_services.study_second_judge_start(
+            study=study,
+            judge=form.cleaned_data["judge"],
+            created_by=request.user,  # type: ignore[arg-type]
+        )
+    except study_services.StudyError as error:
+        messages.error(request, f"Not started: {error}")
+    else:
+        messages.success(request, f"{job.judge.name} is labelling the {job.total} sampled pairs (job #{job.pk}).")
+    return redirect("metrics:study", study_id=study.pk)
