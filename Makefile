@@ -26,3 +26,7 @@ worker:
 
 bench-ingest:
 	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/ingest.py
+
+.PHONY: bench-prelabel
+bench-prelabel:
+	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/prelabel.py

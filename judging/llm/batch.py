@@ -13,7 +13,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from judging.llm.calls import CallOutcome, outcome_from_text
+from judging.llm.calls import CallOutcome, outcome_from_body
 from judging.llm.client import batch_endpoint, client_for
 from judging.llm.services import call_requests, llm_config, results_claim, results_write
 from judging.models import LLMResult, LLMResultStatus, PrelabelJob, PrelabelStatus
@@ -61,18 +61,15 @@ def batch_submit(*, job: PrelabelJob, pair_ids: Sequence[int]) -> str:
         PrelabelJob.objects.filter(pk=job.pk).update(status=PrelabelStatus.DONE, finished_at=timezone.now())
         return ""
     client = client_for(llm)
-    try:
-        uploaded = client.files.create(
-            file=(f"prelabel-job-{job.pk}.jsonl", batch_jsonl(job=job, pair_ids=claimed)), purpose="batch"
-        )
-        batch = client.batches.create(
-            input_file_id=uploaded.id,
-            endpoint=batch_endpoint(llm),  # type: ignore[arg-type]
-            completion_window="24h",
-            metadata={"prelabel_job": str(job.pk)},
-        )
-    finally:
-        client.close()
+    uploaded = client.files.create(
+        file=(f"prelabel-job-{job.pk}.jsonl", batch_jsonl(job=job, pair_ids=claimed)), purpose="batch"
+    )
+    batch = client.batches.create(
+        input_file_id=uploaded.id,
+        endpoint=batch_endpoint(llm),  # type: ignore[arg-type]
+        completion_window="24h",
+        metadata={"prelabel_job": str(job.pk)},
+    )
     PrelabelJob.objects.filter(pk=job.pk).update(batch_id=batch.id, batch_status=batch.status)
     job.batch_id, job.batch_status = batch.id, batch.status
     return batch.id
@@ -107,15 +104,7 @@ def outcomes_from_output(text: str) -> list[CallOutcome]:
                 CallOutcome(pair_id, LLMResultStatus.ERROR, error=f"batch {status}: {message}".strip(), attempts=1)
             )
             continue
-        choices = body.get("choices") or [{}]
-        text_out = (choices[0].get("message") or {}).get("content") or ""
-        usage = body.get("usage") or {}
-        outcome = outcome_from_text(
-            pair_id=pair_id,
-            text=text_out,
-            input_tokens=int(usage.get("prompt_tokens") or 0),
-            output_tokens=int(usage.get("completion_tokens") or 0),
-        )
+        outcome = outcome_from_body(pair_id=pair_id, body=body)
         outcome.attempts = 1
         outcomes.append(outcome)
     return outcomes
@@ -127,17 +116,14 @@ def batch_poll(*, job: PrelabelJob) -> bool:
         return job.status != PrelabelStatus.RUNNING
     llm = llm_config(job.judge)
     client = client_for(llm)
-    try:
-        batch = client.batches.retrieve(job.batch_id)
-        PrelabelJob.objects.filter(pk=job.pk).update(batch_status=batch.status)
-        if batch.status not in FINISHED:
-            return False
-        outcomes: list[CallOutcome] = []
-        for file_id in (batch.output_file_id, batch.error_file_id):
-            if file_id:
-                outcomes.extend(outcomes_from_output(client.files.content(file_id).text))
-    finally:
-        client.close()
+    batch = client.batches.retrieve(job.batch_id)
+    PrelabelJob.objects.filter(pk=job.pk).update(batch_status=batch.status)
+    if batch.status not in FINISHED:
+        return False
+    outcomes: list[CallOutcome] = []
+    for file_id in (batch.output_file_id, batch.error_file_id):
+        if file_id:
+            outcomes.extend(outcomes_from_output(client.files.content(file_id).text))
     claim = job_claim(job)
     seen = {o.pair_id for o in outcomes}
 

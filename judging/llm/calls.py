@@ -10,7 +10,7 @@ import random
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import openai
 from openai import OpenAI
@@ -68,6 +68,20 @@ def outcome_from_text(*, pair_id: int, text: str, input_tokens: int, output_toke
     )
 
 
+def outcome_from_body(*, pair_id: int, body: Any) -> CallOutcome:
+    """An outcome from a chat completion's JSON body (a live reply, or a line of a batch output)."""
+    body = body if isinstance(body, dict) else {}
+    choices = body.get("choices") or [{}]
+    message = (choices[0] or {}).get("message") or {}
+    usage = body.get("usage") or {}
+    return outcome_from_text(
+        pair_id=pair_id,
+        text=str(message.get("content") or ""),
+        input_tokens=int(usage.get("prompt_tokens") or 0),
+        output_tokens=int(usage.get("completion_tokens") or 0),
+    )
+
+
 def retry_after_seconds(error: openai.APIStatusError) -> float | None:
     headers = error.response.headers
     millis = headers.get("retry-after-ms")
@@ -114,9 +128,6 @@ class Caller:
         stop: threading.Event | None = None,
     ) -> None:
         self.client = client
-        # The SDK imports its resources lazily, on first use; do it now rather than between the rate
-        # limiter's grant and the request, where the delay would bunch requests up at the server.
-        self.completions = client.chat.completions
         self.model = model
         self.temperature = temperature
         self.budget = budget
@@ -135,8 +146,13 @@ class Caller:
             ratelimit.acquire(self.budget, tokens=request.estimated_tokens, stop=self.stop)
             started = time.monotonic()
             try:
-                response: Any = self.completions.create(
-                    model=self.model, messages=cast(Any, request.messages), temperature=self.temperature
+                # The SDK's generic `post` (its documented way to reach any endpoint) rather than
+                # `chat.completions.create`: the same auth, Azure deployment routing and typed errors,
+                # at half the CPU per call, which is what bounds a worker at high concurrency.
+                response: Any = self.client.post(
+                    "/chat/completions",
+                    body={"model": self.model, "messages": request.messages, "temperature": self.temperature},
+                    cast_to=object,
                 )
             except Exception as error:
                 last_error = _describe(error)
@@ -146,16 +162,7 @@ class Caller:
                 self._sleep(wait + random.uniform(0, 0.1) if wait is not None else self.policy.backoff(attempt))
                 continue
             latency_ms = int((time.monotonic() - started) * 1000)
-            usage = getattr(response, "usage", None)
-            text = ""
-            if response.choices:
-                text = response.choices[0].message.content or ""
-            outcome = outcome_from_text(
-                pair_id=request.pair_id,
-                text=text,
-                input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-            )
+            outcome = outcome_from_body(pair_id=request.pair_id, body=response)
             outcome.latency_ms = latency_ms
             outcome.attempts = attempt
             return outcome

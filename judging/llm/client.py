@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 
 from django.conf import settings
 from openai import AzureOpenAI, OpenAI
@@ -36,22 +37,55 @@ def provider_check(llm: LLMJudge) -> None:
 
 
 def client_for(llm: LLMJudge, *, timeout: float | None = None) -> OpenAI:
-    """A client with the SDK's own retries off: retries, backoff and Retry-After are ours (judging.llm.calls)."""
+    """A client with the SDK's own retries off: retries, backoff and Retry-After are ours (judging.llm.calls).
+
+    Clients are kept per process and configuration: building one costs a few hundred milliseconds (TLS
+    context), and one client, thread-safe, keeps its connections alive across chunks.
+    """
     provider_check(llm)
     env = os.environ
     timeout = timeout if timeout is not None else request_timeout()
     if llm.provider == Provider.AZURE:
-        return AzureOpenAI(
-            api_key=env["AZURE_OPENAI_API_KEY"],
-            azure_endpoint=llm.base_url or env["AZURE_OPENAI_ENDPOINT"],
-            api_version=env.get("AZURE_OPENAI_API_VERSION") or DEFAULT_AZURE_API_VERSION,
-            max_retries=0,
-            timeout=timeout,
+        key: tuple[object, ...] = (
+            os.getpid(),
+            "azure",
+            env["AZURE_OPENAI_API_KEY"],
+            llm.base_url or env["AZURE_OPENAI_ENDPOINT"],
+            env.get("AZURE_OPENAI_API_VERSION") or DEFAULT_AZURE_API_VERSION,
+            timeout,
         )
-    base_url = llm.base_url or env.get("OPENAI_BASE_URL") or None
-    # vLLM, Ollama and most local servers accept any key; the SDK insists on one.
-    api_key = env.get("OPENAI_API_KEY") or ("not-needed" if llm.provider == Provider.COMPATIBLE else "")
-    return OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+    else:
+        # vLLM, Ollama and most local servers accept any key; the SDK insists on one.
+        api_key = env.get("OPENAI_API_KEY") or ("not-needed" if llm.provider == Provider.COMPATIBLE else "")
+        key = (os.getpid(), "openai", api_key, llm.base_url or env.get("OPENAI_BASE_URL") or None, timeout)
+    with _lock:
+        client = _clients.get(key)
+        if client is None:
+            client = _clients[key] = _build(key)
+    return client
+
+
+_clients: dict[tuple[object, ...], OpenAI] = {}
+_lock = threading.Lock()
+
+
+def _build(key: tuple[object, ...]) -> OpenAI:
+    if key[1] == "azure":
+        _, _, api_key, endpoint, api_version, timeout = key
+        return AzureOpenAI(
+            api_key=str(api_key),
+            azure_endpoint=str(endpoint),
+            api_version=str(api_version),
+            max_retries=0,
+            timeout=float(str(timeout)),
+        )
+    _, _, api_key, base_url, timeout = key
+    return OpenAI(
+        api_key=str(api_key),
+        base_url=None if base_url is None else str(base_url),
+        max_retries=0,
+        timeout=float(str(timeout)),
+    )
 
 
 def batch_endpoint(llm: LLMJudge) -> str:

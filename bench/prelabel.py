@@ -1,0 +1,197 @@
+"""Pre-label benchmark: pairs per second against the fake OpenAI-compatible server with 200 ms latency.
+
+    python bench/prelabel.py [--latency 0.2] [--seconds 6] [--concurrency 4 16 64]
+
+For each concurrency, a campaign of about `seconds` worth of pairs at the ceiling is pre-labelled in
+process (the same claim, call, retry and write path a Celery worker runs) by an OpenAI-compatible judge
+whose `max_concurrency` is that concurrency. The server runs in its own process so that it does not
+share this one's interpreter lock. Prints pairs per second and the ratio to the ceiling
+(concurrency / latency). Its own PostgreSQL database: BENCH_LLM_DATABASE_URL, default
+postgres://postgres@127.0.0.1:5432/assess_bench_llm (created and emptied by this script).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/assess_bench_llm"
+
+
+def serve(latency: float, conn: Any) -> None:
+    sys.path.insert(0, str(ROOT))
+    from tests.fake_openai import FakeOpenAI
+
+    server = FakeOpenAI(latency=latency).start()
+    conn.send(server.base_url)
+    while conn.recv() == "cpu":
+        conn.send(cpu_seconds())
+    conn.send(server.chat_calls)
+    server.stop()
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def setup_django(database_url: str) -> None:
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["CELERY_TASK_ALWAYS_EAGER"] = "true"
+    os.environ.pop("REDIS_URL", None)
+    sys.path.insert(0, str(ROOT))
+    import psycopg
+
+    name = database_url.rsplit("/", 1)[1]
+    admin_url = database_url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute(
+            "TRUNCATE judging_llmresult, judging_prelabeljob, judging_judgment, judging_campaignpair, judging_pair, "
+            "judging_llmjudge, judging_judge, judging_campaign, assess_citation, assess_sentence, assess_answer, "
+            "assess_run, assess_passage, assess_topic RESTART IDENTITY CASCADE"
+        )
+
+
+def campaign_build(name: str, n: int) -> Any:
+    """A campaign of n pairs: one run answering one topic with n sentences, each citing its own passage."""
+    from assess.models import Answer, Citation, Passage, Run, Sentence, Topic
+    from judging.models import Campaign, CampaignPair
+    from judging.services import pairs_for_citations
+
+    topic = Topic.objects.create(topic_id=f"bench-{name}", text="how fast can a campaign be pre-labelled?")
+    run = Run.objects.create(run_id=f"bench.{name}")
+    passages = Passage.objects.bulk_create(
+        [
+            Passage(
+                passage_id=f"msmarco_v2.1_doc_{name}_{i}#0",
+                title=f"Title {i}",
+                has_text=True,
+                text=f"Passage {i} says that the claim number {i} holds, among other things. " * 8,
+            )
+            for i in range(n)
+        ]
+    )
+    answer = Answer.objects.create(run=run, topic=topic, references=[p.passage_id for p in passages])
+    sentences = Sentence.objects.bulk_create(
+        [Sentence(answer=answer, index=i, text=f"Claim number {i} holds [FS].") for i in range(n)]
+    )
+    Citation.objects.bulk_create(
+        [
+            Citation(sentence=s, slot=0, passage=p, reference_index=i)
+            for i, (s, p) in enumerate(zip(sentences, passages, strict=True))
+        ]
+    )
+    citations = list(Citation.objects.filter(sentence__answer=answer).select_related("sentence"))
+    pairs = pairs_for_citations(citations=citations)
+    campaign = Campaign.objects.create(name=name)
+    CampaignPair.objects.bulk_create(
+        [CampaignPair(campaign=campaign, pair=pairs[c.pk], topic=topic, context_citation=c) for c in citations]
+    )
+    return campaign
+
+
+def run_one(base_url: str, concurrency: int, latency: float, seconds: float, server: Any = None) -> dict[str, float]:
+    from judging.llm import services
+    from judging.models import LLMResult, Provider
+
+    ceiling = concurrency / latency
+    n = max(50, math.ceil(ceiling * seconds))
+    name = f"c{concurrency}"
+    campaign = campaign_build(name, n)
+    llm = services.llm_judge_create(
+        name=f"bench-{name}",
+        model="bench",
+        provider=Provider.COMPATIBLE,
+        base_url=base_url,
+        max_concurrency=concurrency,
+    )
+    job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
+    server_cpu = _server_cpu(server)
+    cpu = cpu_seconds()
+    started = time.perf_counter()
+    job = services.prelabel_job_execute(job=job)
+    elapsed = time.perf_counter() - started
+    cpu = cpu_seconds() - cpu
+    server_cpu = _server_cpu(server) - server_cpu
+    labelled = LLMResult.objects.filter(judge=llm.judge, status="labelled").count()
+    if job.status != "done" or labelled != n:
+        raise SystemExit(f"concurrency {concurrency}: job {job.status}, {labelled}/{n} labelled")
+    rate = n / elapsed
+    return {
+        "concurrency": concurrency,
+        "pairs": n,
+        "seconds": elapsed,
+        "rate": rate,
+        "ceiling": ceiling,
+        "client_cpu_ms": cpu * 1000 / n,
+        "server_cpu_ms": server_cpu * 1000 / n,
+    }
+
+
+def _server_cpu(server: Any) -> float:
+    if server is None:
+        return 0.0
+    server.send("cpu")
+    return float(server.recv())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--seconds", type=float, default=6.0, help="pairs per run = ceiling x seconds")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[4, 16, 64])
+    args = parser.parse_args(argv)
+
+    parent, child = multiprocessing.Pipe()
+    server = multiprocessing.Process(target=serve, args=(args.latency, child), daemon=True)
+    server.start()
+    base_url = parent.recv()
+    setup_django(os.environ.get("BENCH_LLM_DATABASE_URL", DEFAULT_DB))
+    print(f"fake OpenAI-compatible server at {base_url}, latency {args.latency * 1000:.0f} ms")
+    # A worker keeps its client (and its connections) between jobs; so does this process after one short job.
+    run_one(base_url, 2, args.latency, 1.0)
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    print(
+        f"{'concurrency':>11} {'pairs':>6} {'seconds':>8} {'pairs/s':>8} {'ceiling':>8} {'ratio':>6}"
+        f" {'client CPU ms/pair':>19} {'server CPU ms/pair':>19}"
+    )
+    worst = 1.0
+    try:
+        for c in args.concurrency:
+            r = run_one(base_url, c, args.latency, args.seconds, parent)
+            ratio = r["rate"] / r["ceiling"]
+            worst = min(worst, ratio)
+            print(
+                f"{c:>11} {r['pairs']:>6.0f} {r['seconds']:>8.2f} {r['rate']:>8.1f} {r['ceiling']:>8.1f} {ratio:>6.1%}"
+                f" {r['client_cpu_ms']:>19.2f} {r['server_cpu_ms']:>19.2f}"
+            )
+    finally:
+        parent.send("stop")
+        calls = parent.recv()
+        server.join(timeout=5)
+    print(f"server saw {calls} chat calls; lowest ratio to the ceiling {worst:.1%} (goal: at least 90%)")
+    return 0 if worst >= 0.9 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
