@@ -272,9 +272,46 @@ def judgment_submit(
 ) -> SubmitResult:
     """Store one judgment per submission token. A repeated or concurrent submit of a token stores nothing
     more and returns the judgment the first one stored."""
-    existing = Judgment.objects.filter(submission_token=token).first()
-    if existing is not None:
+    try:
+        context_citation_id = _submission_check(assignment=assignment, pair_id=pair_id, label=label, token=token)
+    except SubmissionRejected:
+        # A repeat of a stored submission is never rejected, even if the pair has left the pool since.
+        existing = Judgment.objects.filter(submission_token=token).first()
+        if existing is None:
+            raise
         return _same_submission(existing, assignment)
+    shown = ""
+    if assignment.condition == Condition.POST_EDIT:
+        shown = llm_label_of(campaign=assignment.campaign, pair_id=pair_id) or ""
+    if seconds is not None:
+        seconds = max(0.0, min(float(seconds), 86400.0))
+    judge = assessor_judge(user=assignment.assessor)
+    # A single INSERT whose unique token decides a race; a savepoint only when inside a caller's transaction.
+    try:
+        with transaction.atomic() if connection.in_atomic_block else nullcontext():
+            judgment = Judgment.objects.create(
+                judge=judge,
+                pair_id=pair_id,
+                citation_id=context_citation_id,
+                label=label,
+                condition=assignment.condition,
+                assignment=assignment,
+                shown_label=shown,
+                label_changed=(label != shown) if shown else None,
+                seconds=seconds,
+                submission_token=token,
+                flagged=flagged,
+                comment=comment.strip(),
+            )
+    except IntegrityError:
+        # The same token was stored before (a repeated submit), or by a concurrent submit that won the insert.
+        return _same_submission(Judgment.objects.get(submission_token=token), assignment)
+    assignment_refresh_status(assignment=assignment)
+    return SubmitResult(judgment=judgment, created=True)
+
+
+def _submission_check(*, assignment: Assignment, pair_id: int, label: str, token: uuid.UUID) -> int:
+    """The context citation of the pair, once the label, the pair and the token are known to be valid."""
     if label not in Label.values:
         raise SubmissionRejected(f"unknown label {label!r}")
     judged_before = (
@@ -295,34 +332,7 @@ def judgment_submit(
     issued = (submission_token(assignment_id=assignment.pk, pair_id=pair_id, nth=k) for k in range(cp["done"] + 1))
     if token not in issued:
         raise SubmissionRejected("unknown submission token")
-    shown = ""
-    if assignment.condition == Condition.POST_EDIT:
-        shown = llm_label_of(campaign=assignment.campaign, pair_id=pair_id) or ""
-    if seconds is not None:
-        seconds = max(0.0, min(float(seconds), 86400.0))
-    judge = assessor_judge(user=assignment.assessor)
-    # A single INSERT whose unique token decides a race; a savepoint only when inside a caller's transaction.
-    try:
-        with transaction.atomic() if connection.in_atomic_block else nullcontext():
-            judgment = Judgment.objects.create(
-                judge=judge,
-                pair_id=pair_id,
-                citation_id=cp["context_citation_id"],
-                label=label,
-                condition=assignment.condition,
-                assignment=assignment,
-                shown_label=shown,
-                label_changed=(label != shown) if shown else None,
-                seconds=seconds,
-                submission_token=token,
-                flagged=flagged,
-                comment=comment.strip(),
-            )
-    except IntegrityError:
-        # A concurrent submit of the same token won the insert.
-        return _same_submission(Judgment.objects.get(submission_token=token), assignment)
-    assignment_refresh_status(assignment=assignment)
-    return SubmitResult(judgment=judgment, created=True)
+    return int(cp["context_citation_id"])
 
 
 def _same_submission(judgment: Judgment, assignment: Assignment) -> SubmitResult:
