@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import math
+import queue
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -41,6 +43,7 @@ MAX_REFERENCES_2025 = 100
 MAX_RESPONSE_WORDS = 400
 MAX_INT = 2**31 - 1  # PositiveIntegerField's upper bound on PostgreSQL
 PASSAGE_CACHE_LIMIT = 500_000
+COPY_ON_POSTGRESQL = True  # False: write runs with bulk_create on PostgreSQL too (the SQLite path)
 
 # Column widths of the models, checked up front so that a long id is a clear error, not a database one.
 MAX_TOPIC_ID = Topic._meta.get_field("topic_id").max_length or 64
@@ -432,16 +435,21 @@ def runs_import(
     parse = _parse_trec_line if fmt == RunFormat.TREC else _parse_nist_line
     with transaction.atomic():
         writer = _RunWriter(report, options, fmt)
-        for f in inputs:
-            writer.start_file(f)
-            for number, obj in read_json_lines(report, f.path, f.name, progress=progress, offset=offset, total=total):
-                parsed = parse(report, f.name, number, obj)
-                if parsed is None:
-                    continue
-                writer.add(f.name, parsed)
-            writer.end_file(f)
-            offset += f.path.stat().st_size
-        writer.flush()
+        try:
+            for f in inputs:
+                writer.start_file(f)
+                for number, obj in read_json_lines(
+                    report, f.path, f.name, progress=progress, offset=offset, total=total
+                ):
+                    parsed = parse(report, f.name, number, obj)
+                    if parsed is None:
+                        continue
+                    writer.add(f.name, parsed)
+                writer.end_file(f)
+                offset += f.path.stat().st_size
+            writer.flush()
+        finally:
+            writer.close()
         _reject_if_errors(report)
     return report
 
@@ -784,7 +792,7 @@ class _RunWriter:
         self.nist_answers_seen: dict[tuple[str, str], tuple[str, int]] = {}
         self.replace_answers: list[tuple[int, int, str, int]] = []  # (run pk, topic pk, file, line)
         self.passage_pks: dict[str, int] = {}
-        self.postgres = connection.vendor == "postgresql"
+        self.copier = _CopyWriter() if COPY_ON_POSTGRESQL and connection.vendor == "postgresql" else None
 
     def start_file(self, f: InputFile) -> None:
         self.file_run_id = None
@@ -898,6 +906,7 @@ class _RunWriter:
                 report.error(file, parsed.line, "run_id", f"run {parsed.run_id} is already loaded (use --replace)")
                 return False
             if report.ok:
+                self._quiesce()
                 try:
                     with transaction.atomic():
                         existing.delete()
@@ -939,17 +948,42 @@ class _RunWriter:
             self._delete_replaced()
             if not self.report.ok:
                 return
+        if self.copier is not None:
+            self.copier.submit(
+                [
+                    (
+                        self.runs[p.run_id].run.pk,
+                        self.topics[p.topic_id][0],
+                        json.dumps(p.references),
+                        p.response_length,
+                        p.sentences,
+                    )
+                    for p in batch
+                ]
+            )
+            return
         passage_pk = self._passage_pks({pid for p in batch for _, cites in p.sentences for _, pid in cites})
-        if self.postgres:
-            n_sentences, n_citations = self._write_copy(batch, passage_pk)
-        else:
-            n_sentences, n_citations = self._write_orm(batch, passage_pk)
+        n_sentences, n_citations = self._write_orm(batch, passage_pk)
         self.report.add("answers", len(batch))
         self.report.add("sentences", n_sentences)
         self.report.add("citations", n_citations)
 
+    def close(self) -> None:
+        """Wait for the batches still being written; raise what the writer thread met."""
+        if self.copier is not None:
+            copier, self.copier = self.copier, None
+            counts = copier.close()
+            for key, n in counts.items():
+                self.report.add(key, n)
+
+    def _quiesce(self) -> None:
+        """Before a savepoint on the shared connection: let the writer thread finish what it has."""
+        if self.copier is not None:
+            self.copier.wait_idle()
+
     def _delete_replaced(self) -> None:
         pending, self.replace_answers = self.replace_answers, []
+        self._quiesce()
         for run_pk, topic_pk, file, line in pending:
             try:
                 with transaction.atomic():
@@ -965,35 +999,11 @@ class _RunWriter:
         """Primary keys of the cited passages, creating rows (without text) for those not yet known."""
         cache = self.passage_pks
         wanted = sorted(pid for pid in cited if pid not in cache)
-        if wanted:
-            if len(cache) + len(wanted) > PASSAGE_CACHE_LIMIT:
-                cache.clear()  # keeps memory flat on inputs that cite millions of passages
-            if self.postgres:
-                created = self._passages_ensure_pg(wanted, cache)
-            else:
-                created = self._passages_ensure_orm(wanted, cache)
-            self.report.add("passages_created", created)
+        if len(cache) + len(wanted) > PASSAGE_CACHE_LIMIT:
+            cache.clear()  # keeps memory flat on inputs that cite millions of passages
+            wanted = sorted(cited)
+        self.report.add("passages_created", self._passages_ensure_orm(wanted, cache) if wanted else 0)
         return cache
-
-    def _passages_ensure_pg(self, wanted: list[str], cache: dict[str, int]) -> int:
-        table = connection.ops.quote_name(Passage._meta.db_table)
-        ids = json.dumps(wanted)  # one string parameter: quoting a 10,000-element array client-side is slow
-        with connection.cursor() as cur:
-            # One statement: insert the new ids, and read back the ids of new and old rows alike (the
-            # SELECT does not see the CTE's rows, so the two halves do not overlap).
-            cur.execute(
-                f"WITH new AS (INSERT INTO {table} (passage_id, title, text, url, headings, has_text) "
-                f"SELECT p, '', '', '', '', false FROM jsonb_array_elements_text(%s::jsonb) AS p "
-                f"ON CONFLICT (passage_id) DO NOTHING RETURNING passage_id, id) "
-                f"SELECT passage_id, id, true FROM new UNION ALL SELECT passage_id, id, false FROM {table} "
-                f"WHERE passage_id IN (SELECT jsonb_array_elements_text(%s::jsonb))",
-                [ids, ids],
-            )
-            created = 0
-            for pid, pk, is_new in cur.fetchall():
-                cache[pid] = pk
-                created += is_new
-        return created
 
     def _passages_ensure_orm(self, wanted: list[str], cache: dict[str, int]) -> int:
         created = 0
@@ -1042,47 +1052,136 @@ class _RunWriter:
         Citation.objects.bulk_create(citations, batch_size=5000)
         return len(sentences), len(citations)
 
-    def _write_copy(self, batch: list[ParsedAnswer], passage_pk: dict[str, int]) -> tuple[int, int]:
-        """The PostgreSQL path: ids taken from the tables' sequences up front, rows sent with COPY.
 
-        Same transaction as everything else, so a later error still rolls it all back.
-        """
+class _CopyWriter:
+    """The PostgreSQL write path: a thread that sends batches with COPY while the caller parses the next.
+
+    It uses the import's own connection (psycopg connections may be shared between threads; each thread has
+    its own cursor), so everything stays in the one transaction and a rejection rolls it all back. Ids are
+    taken from the tables' sequences up front, so answers, sentences and citations need no round trip to
+    learn their keys. The assess foreign keys are made IMMEDIATE for the import: their checks, the larger part
+    of the server's work, then run at the end of each COPY, alongside the parsing, instead of all at commit.
+    """
+
+    def __init__(self) -> None:
+        connection.ensure_connection()
+        self.conn: Any = connection.connection
+        self.passage_pks: dict[str, int] = {}
+        self.counts = {"answers": 0, "sentences": 0, "citations": 0, "passages_created": 0}
+        self.error: BaseException | None = None
+        self.queue: queue.Queue[list[Any] | None] = queue.Queue(maxsize=1)
+        self.deferred = self._constraints_immediate()
+        self.thread = threading.Thread(target=self._run, name="runs-import-copy", daemon=True)
+        self.thread.start()
+
+    def submit(self, rows: list[Any]) -> None:
+        self._raise()
+        self.queue.put(rows)
+
+    def wait_idle(self) -> None:
+        self.queue.join()
+        self._raise()
+
+    def close(self) -> dict[str, int]:
+        self.queue.put(None)
+        self.thread.join()
+        self._raise()
+        if self.deferred:
+            with connection.cursor() as cur:
+                cur.execute(f"SET CONSTRAINTS {', '.join(self.deferred)} DEFERRED")
+        return self.counts
+
+    def _raise(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+    def _constraints_immediate(self) -> list[str]:
+        tables = [m._meta.db_table for m in (Answer, Sentence, Citation)]
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT conname FROM pg_constraint WHERE contype = 'f' AND condeferrable AND condeferred "
+                "AND conrelid IN (%s::regclass, %s::regclass, %s::regclass)",
+                tables,
+            )
+            names = [connection.ops.quote_name(row[0]) for row in cur.fetchall()]
+            if names:
+                cur.execute(f"SET CONSTRAINTS {', '.join(names)} IMMEDIATE")
+        return names
+
+    def _run(self) -> None:
+        while True:
+            rows = self.queue.get()
+            try:
+                if rows is None:
+                    return
+                if self.error is None:
+                    self._write(rows)
+            except BaseException as exc:  # handed to the caller's thread, which raises it
+                self.error = exc
+            finally:
+                self.queue.task_done()
+
+    def _write(self, rows: list[Any]) -> None:
         q = connection.ops.quote_name
-        n_sentences = sum(len(p.sentences) for p in batch)
-        with connection.cursor() as wrapper:
-            cur = wrapper.cursor  # the psycopg cursor, for COPY
-            answer_ids = _next_ids(cur, Answer._meta.db_table, len(batch))
+        with self.conn.cursor() as cur:
+            passage_pk = self._passage_ids(cur, {pid for row in rows for _, cites in row[4] for _, pid in cites})
+            n_sentences = sum(len(row[4]) for row in rows)
+            answer_ids = _next_ids(cur, Answer._meta.db_table, len(rows))
             sentence_ids = _next_ids(cur, Sentence._meta.db_table, n_sentences)
             with cur.copy(
                 f"COPY {q(Answer._meta.db_table)} (id, run_id, topic_id, {q('references')}, response_length) FROM STDIN"
             ) as copy:
-                for answer_id, p in zip(answer_ids, batch, strict=True):
-                    copy.write_row(
-                        (
-                            answer_id,
-                            self.runs[p.run_id].run.pk,
-                            self.topics[p.topic_id][0],
-                            json.dumps(p.references),
-                            p.response_length,
-                        )
-                    )
+                for answer_id, (run_pk, topic_pk, references, response_length, _) in zip(answer_ids, rows, strict=True):
+                    copy.write_row((answer_id, run_pk, topic_pk, references, response_length))
             with cur.copy(f"COPY {q(Sentence._meta.db_table)} (id, answer_id, {q('index')}, text) FROM STDIN") as copy:
                 ids = iter(sentence_ids)
-                for answer_id, p in zip(answer_ids, batch, strict=True):
-                    for i, (text, _) in enumerate(p.sentences):
+                for answer_id, row in zip(answer_ids, rows, strict=True):
+                    for i, (text, _) in enumerate(row[4]):
                         copy.write_row((next(ids), answer_id, i, text))
             n_citations = 0
             with cur.copy(
                 f"COPY {q(Citation._meta.db_table)} (sentence_id, slot, passage_id, reference_index) FROM STDIN"
             ) as copy:
                 ids = iter(sentence_ids)
-                for p in batch:
-                    for _, cites in p.sentences:
+                for row in rows:
+                    for _, cites in row[4]:
                         sentence_id = next(ids)
                         for slot, (idx, pid) in enumerate(cites):
                             copy.write_row((sentence_id, slot, passage_pk[pid], idx))
-                            n_citations += 1
-        return n_sentences, n_citations
+                        n_citations += len(cites)
+        self.counts["answers"] += len(rows)
+        self.counts["sentences"] += n_sentences
+        self.counts["citations"] += n_citations
+
+    def _passage_ids(self, cur: Any, cited: set[str]) -> dict[str, int]:
+        cache = self.passage_pks
+        wanted = sorted(pid for pid in cited if pid not in cache)
+        if len(cache) + len(wanted) > PASSAGE_CACHE_LIMIT:
+            cache.clear()  # keeps memory flat on inputs that cite millions of passages
+            wanted = sorted(cited)
+        if wanted:
+            self.counts["passages_created"] += self._passages_ensure(cur, wanted, cache)
+        return cache
+
+    def _passages_ensure(self, cur: Any, wanted: list[str], cache: dict[str, int]) -> int:
+        """Insert the passage ids not yet in the table and read back every wanted id's key, in one statement
+        (the SELECT does not see the CTE's new rows, so the two halves do not overlap). The ids go as one
+        JSON string: quoting a 10,000-element array parameter client-side is slow."""
+        table = connection.ops.quote_name(Passage._meta.db_table)
+        ids = json.dumps(wanted)
+        cur.execute(
+            f"WITH new AS (INSERT INTO {table} (passage_id, title, text, url, headings, has_text) "
+            f"SELECT p, '', '', '', '', false FROM jsonb_array_elements_text(%s::jsonb) AS p "
+            f"ON CONFLICT (passage_id) DO NOTHING RETURNING passage_id, id) "
+            f"SELECT passage_id, id, true FROM new UNION ALL SELECT passage_id, id, false FROM {table} "
+            f"WHERE passage_id IN (SELECT jsonb_array_elements_text(%s::jsonb))",
+            [ids, ids],
+        )
+        created = 0
+        for pid, pk, is_new in cur.fetchall():
+            cache[pid] = pk
+            created += is_new
+        return created
 
 
 def _next_ids(cur: Any, table: str, n: int) -> list[int]:

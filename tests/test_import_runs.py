@@ -402,7 +402,7 @@ def test_it_writes_the_same_rows_through_the_portable_path(topics, data_dir, mon
     # given: the bulk_create path SQLite uses, forced on PostgreSQL
     from assess import services
 
-    monkeypatch.setattr(services._RunWriter, "_write_copy", services._RunWriter._write_orm)
+    monkeypatch.setattr(services, "COPY_ON_POSTGRESQL", False)
     path = data_dir / "runs" / FULL_RUNS[0]
     expected = count_trec(path)
 
@@ -447,3 +447,60 @@ def _trec_line(**overrides):
     }
     line.update(overrides)
     return line
+
+
+@pytest.mark.parametrize("copy", [True, False], ids=["copy", "bulk_create"])
+def test_it_resolves_every_citation_when_the_passage_cache_overflows(topics, data_dir, monkeypatch, copy):
+    # given: a cache far smaller than the run's passages, so it is emptied between batches
+    from assess import services
+
+    monkeypatch.setattr(services, "PASSAGE_CACHE_LIMIT", 50)
+    monkeypatch.setattr(services, "BATCH_ANSWERS", 40)
+    monkeypatch.setattr(services, "COPY_ON_POSTGRESQL", copy)
+    path = data_dir / "runs" / FULL_RUNS[2]
+    expected = count_trec(path)
+
+    # when
+    runs_import(files=[path])
+
+    # then
+    assert Citation.objects.count() == expected["citations"]
+    assert Passage.objects.count() == len(expected["cited"])
+    first = json.loads(path.open(encoding="utf-8").readline())
+    cited = [
+        c.passage.passage_id
+        for c in Citation.objects.filter(
+            sentence__answer__topic__topic_id=first["topic_id"], sentence__index=0
+        ).order_by("slot")
+    ]
+    assert cited == [first["references"][i] for i in first["answer"][0]["citations"]]
+
+
+def test_it_writes_nothing_when_the_copy_writer_fails_midway(topics, data_dir, monkeypatch):
+    # given: the background COPY writer fails on its third batch
+    from assess import services
+
+    monkeypatch.setattr(services, "BATCH_ANSWERS", 50)
+    real_write = services._CopyWriter._write
+    calls = []
+
+    def failing_write(self, rows):
+        calls.append(len(rows))
+        if len(calls) == 3:
+            raise RuntimeError("disk full")
+        real_write(self, rows)
+
+    monkeypatch.setattr(services._CopyWriter, "_write", failing_write)
+
+    # when
+    with pytest.raises(RuntimeError, match="disk full"):
+        runs_import(files=[data_dir / "runs" / FULL_RUNS[2]])
+
+    # then
+    assert len(calls) == 3
+    assert (Run.objects.count(), Answer.objects.count(), Sentence.objects.count(), Passage.objects.count()) == (
+        0,
+        0,
+        0,
+        0,
+    )
