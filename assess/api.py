@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
@@ -155,8 +155,13 @@ class MissingPassageListApi(generics.ListAPIView[Passage]):
         return selectors.passages_missing_text().order_by("passage_id")
 
 
+@extend_schema_field({"type": "string", "format": "binary"})
+class UploadedFileField(serializers.FileField):
+    """An uploaded file; documented as binary (a plain FileField is documented as a URL)."""
+
+
 class FilesUploadSerializer(serializers.Serializer[dict[str, Any]]):
-    files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
+    files = serializers.ListField(child=UploadedFileField(), allow_empty=False)
 
 
 class RunsUploadSerializer(FilesUploadSerializer):

@@ -226,4 +226,6 @@ def test_it_generates_the_schema_without_errors():
     schema = SchemaGenerator().get_schema(request=None, public=True)
 
     assert "/api/runs/{run_id}/" in schema["paths"]
+    files = schema["components"]["schemas"]["RunsUpload"]["properties"]["files"]
+    assert files == {"type": "array", "items": {"type": "string", "format": "binary"}}
     assert not GENERATOR_STATS._error_cache, list(GENERATOR_STATS._error_cache)
