@@ -471,6 +471,10 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
     )
     done: queue.SimpleQueue[CallOutcome | None] = queue.SimpleQueue()
 
+    all_done = threading.Event()
+    remaining = [len(requests)]
+    counter = threading.Lock()
+
     def run(request: CallRequest) -> None:
         try:
             done.put(caller.call(request))
@@ -479,27 +483,34 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
         except Exception as error:  # a bug must not leave the pair pending forever
             logger.exception("judge call failed for pair %s", request.pair_id)
             done.put(CallOutcome(request.pair_id, LLMResultStatus.ERROR, error=f"{type(error).__name__}: {error}"))
+        finally:
+            with counter:
+                remaining[0] -= 1
+                if not remaining[0]:
+                    all_done.set()
 
     executor = ThreadPoolExecutor(max_workers=llm.max_concurrency, thread_name_prefix="llm-call")
     futures: list[Future[None]] = [executor.submit(run, r) for r in requests]
     buffer: list[CallOutcome] = []
     received = 0
-    last_flush = time.monotonic()
     try:
         while received < len(futures):
-            try:
-                item = done.get(timeout=flush_every)
+            # Wake a few times a second and take everything that arrived, rather than once per outcome:
+            # this thread competes for the interpreter with the calling threads.
+            all_done.wait(flush_every)
+            while True:
+                try:
+                    item = done.get_nowait()
+                except queue.Empty:
+                    break
                 received += 1
                 if item is not None:
                     buffer.append(item)
-            except queue.Empty:
-                pass
-            if buffer and (time.monotonic() - last_flush >= flush_every or received == len(futures)):
+            if buffer:
                 summary.written += results_write(
                     llm=llm, prompt_version=job.prompt_version, claim=claim, outcomes=buffer
                 )
                 buffer = []
-                last_flush = time.monotonic()
     finally:
         stop.set()
         executor.shutdown(wait=False, cancel_futures=True)
