@@ -30,3 +30,8 @@ bench-ingest:
 .PHONY: bench-prelabel
 bench-prelabel:
 	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/prelabel.py
+
+# The Label Studio peer's assessor load (next + submit, C=1,5,20) against gunicorn + PostgreSQL, with ratios.
+.PHONY: bench-assessor
+bench-assessor:
+	bash scripts/venv.sh test && bash bench/assessor_load.sh
