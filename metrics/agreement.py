@@ -37,11 +37,22 @@ class LabelAgreement:
         return asdict(self)
 
 
-def label_agreement(a: Sequence[str], b: Sequence[str]) -> LabelAgreement:
-    """Agreement over items both judges labelled, given as two label lists in the same item order."""
+def _codes(values: Sequence[str] | np.ndarray) -> np.ndarray:
+    """Labels as integer codes (indexes into LABELS); integer input is taken as codes already."""
+    array = np.asarray(values)
+    if array.dtype.kind in "iu":
+        return array.astype(np.int64)
+    index = {label: i for i, label in enumerate(LABELS)}
+    return np.array([index[v] for v in array], dtype=np.int64)
+
+
+def label_agreement(a: Sequence[str] | np.ndarray, b: Sequence[str] | np.ndarray) -> LabelAgreement:
+    """Agreement over items both judges labelled, given as two label lists (or codes) in the same order."""
     if len(a) != len(b):
         raise ValueError("the two label lists must have the same length")
     labels = list(LABELS)
+    codes = list(range(len(labels)))
+    a, b = _codes(a), _codes(b)
     n = len(a)
     if n == 0:
         empty = [[0] * 3 for _ in range(3)]
@@ -49,9 +60,9 @@ def label_agreement(a: Sequence[str], b: Sequence[str]) -> LabelAgreement:
         return LabelAgreement(
             tuple(labels), 0, empty, [[0.0] * 3 for _ in range(3)], None, None, None, zero, dict(zero)
         )
-    matrix = confusion_matrix(a, b, labels=labels)
-    kappa = cohen_kappa_score(a, b, labels=labels)
-    kappa_linear = cohen_kappa_score(a, b, labels=labels, weights="linear")
+    matrix = confusion_matrix(a, b, labels=codes)
+    kappa = cohen_kappa_score(a, b, labels=codes)
+    kappa_linear = cohen_kappa_score(a, b, labels=codes, weights="linear")
     return LabelAgreement(
         labels=tuple(labels),
         n=n,
@@ -94,4 +105,18 @@ def self_consistency(labels_by_pair: Mapping[int, Iterable[str]]) -> SelfConsist
         repeated += 1
         if len(set(seen)) > 1:
             inconsistent += 1
+    return SelfConsistency(repeated, inconsistent, inconsistent / repeated if repeated else None)
+
+
+def self_consistency_arrays(pair_ids: np.ndarray, codes: np.ndarray) -> SelfConsistency:
+    """`self_consistency` from two aligned arrays: each labelled citation's pair and label code."""
+    if len(pair_ids) == 0:
+        return SelfConsistency(0, 0, None)
+    order = np.argsort(pair_ids, kind="stable")
+    pairs, sorted_codes = pair_ids[order], codes[order]
+    starts = np.flatnonzero(np.r_[True, pairs[1:] != pairs[:-1]])
+    sizes = np.diff(np.r_[starts, len(pairs)])
+    differs = np.minimum.reduceat(sorted_codes, starts) != np.maximum.reduceat(sorted_codes, starts)
+    repeated = int((sizes >= 2).sum())
+    inconsistent = int((differs & (sizes >= 2)).sum())
     return SelfConsistency(repeated, inconsistent, inconsistent / repeated if repeated else None)

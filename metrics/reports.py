@@ -11,15 +11,15 @@ from typing import Any
 
 import numpy as np
 
-from judging.models import Judgment
 from metrics import agreement as agreement_fns
 from metrics import bootstrap
-from metrics.scores import AnswerScore, TopicMatrix, answer_score, judged_topics, run_scores, topic_matrix
+from metrics.scores import AnswerScore, AnswerSupport, TopicMatrix, run_scores
 from metrics.selectors import (
     JudgeSelection,
+    Labels,
     Material,
     Scope,
-    answer_labels,
+    answer_support,
     cached,
     citation_labels,
     judge_select,
@@ -78,18 +78,51 @@ class ScoresReport:
         }
 
 
-def _answer_scores(judge: JudgeSelection, material: Material, condition: str | None) -> list[AnswerScore]:
+def _support(judge: JudgeSelection, material: Material, condition: str | None) -> tuple[Labels, AnswerSupport]:
     labels = citation_labels(judge, material, condition=condition)
-    return [answer_score(a) for a in answer_labels(material, labels)]
+    return labels, answer_support(material, labels)
 
 
-def _matrix(scores: list[AnswerScore], material: Material, topics: list[str]) -> TopicMatrix:
-    return topic_matrix(scores, runs=sorted(material.runs), topics=topics)
+def _judged_topics(material: Material, support: AnswerSupport) -> list[str]:
+    return sorted({material.answers[int(a)][0] for a in material.answer_order[support.judged > 0]})
+
+
+def _matrix(support: AnswerSupport, material: Material, topics: list[str]) -> TopicMatrix:
+    """Runs (all in scope, sorted) x the given topics; 0 where a run did not answer."""
+    runs = sorted(material.runs)
+    run_index = {r: i for i, r in enumerate(runs)}
+    topic_index = {t: i for i, t in enumerate(topics)}
+    rows, columns, keep = [], [], []
+    for k, answer_id in enumerate(material.answer_order.tolist()):
+        topic_id, run_id, _ = material.answers[answer_id]
+        i, j = run_index.get(run_id), topic_index.get(topic_id)
+        if i is not None and j is not None:
+            rows.append(i)
+            columns.append(j)
+            keep.append(k)
+    shape = (len(runs), len(topics))
+    precision, recall, sentences = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    precision[rows, columns] = support.precision[keep]
+    recall[rows, columns] = support.recall[keep]
+    sentences[rows, columns] = support.sentences[keep]
+    return TopicMatrix(runs, topics, precision, recall, sentences)
 
 
 def answer_scores(*, judge: str, scope: Scope, condition: str | None = None) -> list[AnswerScore]:
     """Per (topic, run) precision and recall for one judge."""
-    return _answer_scores(judge_select(judge), material_get(scope), condition)
+    material = material_get(scope)
+    _, support = _support(judge_select(judge), material, condition)
+    return [
+        AnswerScore(
+            topic_id=material.answers[answer_id][0],
+            run_id=material.answers[answer_id][1],
+            sentences=int(support.sentences[k]),
+            judged=int(support.judged[k]),
+            precision=float(support.precision[k]),
+            recall=float(support.recall[k]),
+        )
+        for k, answer_id in enumerate(material.answer_order.tolist())
+    ]
 
 
 def scores_report(
@@ -109,9 +142,9 @@ def scores_report(
 def _scores_report(judge: str, scope: Scope, condition: str | None, resamples: int, seed: int) -> ScoresReport:
     selection = judge_select(judge)
     material = material_get(scope)
-    scores = _answer_scores(selection, material, condition)
-    topics = judged_topics(scores)
-    matrix = _matrix(scores, material, topics)
+    _, support = _support(selection, material, condition)
+    topics = _judged_topics(material, support)
+    matrix = _matrix(support, material, topics)
     runs = run_scores(matrix, judge=selection.name, run_info=material.runs)
     index = {r: i for i, r in enumerate(matrix.runs)}
     p_ci = r_ci = [bootstrap.Interval(None, None)] * len(matrix.runs)
@@ -158,22 +191,24 @@ def _agreement_report(
 ) -> dict[str, Any]:
     judge_a, judge_b = judge_select(a), judge_select(b)
     material = material_get(scope)
-    labels_a = citation_labels(judge_a, material, condition=condition_a)
-    labels_b = citation_labels(judge_b, material, condition=condition_b)
-    both = [cid for cid in material.citation_ids if cid in labels_a and cid in labels_b]
-    labels = agreement_fns.label_agreement([labels_a[c].label for c in both], [labels_b[c].label for c in both])
-    topic_of = {c[0]: material.answers[c[1]][0] for c in material.citations}
-    per_topic: dict[str, list[int]] = {}
-    for cid in both:
-        counts = per_topic.setdefault(topic_of[cid], [0, 0])
-        counts[0] += 1
-        counts[1] += labels_a[cid].label != labels_b[cid].label
+    labels_a, support_a = _support(judge_a, material, condition_a)
+    labels_b, support_b = _support(judge_b, material, condition_b)
+    both = (labels_a.codes >= 0) & (labels_b.codes >= 0)
+    labels = agreement_fns.label_agreement(labels_a.codes[both], labels_b.codes[both])
+    topic_names = sorted(material.topics)
+    topic_index = {t: i for i, t in enumerate(topic_names)}
+    answer_topic = np.array([topic_index[material.answers[int(a)][0]] for a in material.answer_order], dtype=np.int64)
+    citation_topic = answer_topic[material.citation_answer_position] if len(answer_topic) else np.zeros(0, dtype=int)
+    both_per_topic = np.bincount(citation_topic[both], minlength=len(topic_names))
+    differ = both & (labels_a.codes != labels_b.codes)
+    differ_per_topic = np.bincount(citation_topic[differ], minlength=len(topic_names))
+    per_topic = {
+        t: [int(both_per_topic[i]), int(differ_per_topic[i])] for i, t in enumerate(topic_names) if both_per_topic[i]
+    }
 
-    scores_a = [answer_score(x) for x in answer_labels(material, labels_a)]
-    scores_b = [answer_score(x) for x in answer_labels(material, labels_b)]
     # τ compares the two judges on the same footing: the topics both judged.
-    topics = sorted(set(judged_topics(scores_a)) & set(judged_topics(scores_b)))
-    matrix_a, matrix_b = _matrix(scores_a, material, topics), _matrix(scores_b, material, topics)
+    topics = sorted(set(_judged_topics(material, support_a)) & set(_judged_topics(material, support_b)))
+    matrix_a, matrix_b = _matrix(support_a, material, topics), _matrix(support_b, material, topics)
     runs = matrix_a.runs
     n = len(topics)
 
@@ -229,8 +264,8 @@ def _agreement_report(
         "topic_means": topic_points,
         "per_topic": {t: {"both": n, "disagree": d} for t, (n, d) in sorted(per_topic.items())},
         "self_consistency": {
-            judge_a.name: self_consistency(judge_a, condition_a).as_dict(),
-            judge_b.name: self_consistency(judge_b, condition_b).as_dict(),
+            judge_a.name: _self_consistency(labels_a).as_dict(),
+            judge_b.name: _self_consistency(labels_b).as_dict(),
         },
     }
 
@@ -245,15 +280,7 @@ def _answered(material: Material, runs: list[str], topics: list[str]) -> np.ndar
     return answered
 
 
-def self_consistency(judge: JudgeSelection, condition: str | None = None) -> agreement_fns.SelfConsistency:
-    """How often the judge's current labels of one pair differ between the citations (runs) it was made on."""
-    current: dict[int, tuple[int, str]] = {}
-    qs = Judgment.objects.filter(judge_id__in=judge.ids, citation__isnull=False)
-    if condition:
-        qs = qs.filter(condition=condition)
-    for citation_id, pair_id, label in qs.order_by("pk").values_list("citation_id", "pair_id", "label"):
-        current[citation_id] = (pair_id, label)
-    by_pair: dict[int, list[str]] = {}
-    for pair_id, label in current.values():
-        by_pair.setdefault(pair_id, []).append(label)
-    return agreement_fns.self_consistency(by_pair)
+def _self_consistency(labels: Labels) -> agreement_fns.SelfConsistency:
+    """How often the judge's labels of one pair differ between the citations (runs) in scope it labelled."""
+    direct = labels.direct
+    return agreement_fns.self_consistency_arrays(labels.pair_ids[direct], labels.codes[direct])

@@ -72,6 +72,42 @@ def answer_score(answer: AnswerLabels) -> AnswerScore:
     )
 
 
+@dataclass(frozen=True)
+class AnswerSupport:
+    """Per-answer figures as arrays (one entry per answer)."""
+
+    precision: np.ndarray
+    recall: np.ndarray
+    judged: np.ndarray  # judged citations
+    sentences: np.ndarray
+
+
+WEIGHT_OF_CODE = np.array([WEIGHTS[label] for label in LABELS])  # codes index LABELS: NS 0, PS 1, FS 2
+
+
+def support_arrays(
+    *, codes: np.ndarray, citation_sentence: np.ndarray, sentence_answer: np.ndarray, sentence_counts: np.ndarray
+) -> AnswerSupport:
+    """`answer_score` for every answer at once. `codes`: each citation's label (-1: not judged);
+    `citation_sentence`: each citation's sentence as an index into `sentence_answer`, which gives that
+    sentence's answer as an index into `sentence_counts` (every answer's number of sentences)."""
+    n_sentences, n_answers = len(sentence_answer), len(sentence_counts)
+    judged = codes >= 0
+    weights = np.where(judged, WEIGHT_OF_CODE[np.clip(codes, 0, None)], 0.0)
+    sentence_judged = np.bincount(citation_sentence, weights=judged, minlength=n_sentences)
+    sentence_sum = np.bincount(citation_sentence, weights=weights, minlength=n_sentences)
+    sentence_best = np.zeros(n_sentences)
+    np.maximum.at(sentence_best, citation_sentence[judged], weights[judged])
+    unjudged = (sentence_judged == 0).astype(float)  # cited, but none of its citations judged
+    answer_judged = np.bincount(sentence_answer, weights=sentence_judged, minlength=n_answers)
+    answer_sum = np.bincount(sentence_answer, weights=sentence_sum, minlength=n_answers)
+    answer_best = np.bincount(sentence_answer, weights=sentence_best, minlength=n_answers)
+    recall_denominator = sentence_counts - np.bincount(sentence_answer, weights=unjudged, minlength=n_answers)
+    precision = np.divide(answer_sum, answer_judged, out=np.zeros(n_answers), where=answer_judged > 0)
+    recall = np.divide(answer_best, recall_denominator, out=np.zeros(n_answers), where=recall_denominator > 0)
+    return AnswerSupport(precision, recall, answer_judged.astype(int), sentence_counts)
+
+
 def judged_topics(answers: Iterable[AnswerScore]) -> list[str]:
     """The topics on which the judge labelled at least one citation."""
     return sorted({a.topic_id for a in answers if a.judged})

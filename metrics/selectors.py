@@ -8,17 +8,22 @@ under a key that includes the newest judgment's id, so a new judgment makes a ne
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
+import numpy as np
 from django.core.cache import cache
-from django.db.models import Count, Max
+from django.db import connection
+from django.db.models import Case, Count, IntegerField, Max, Q, Value, When
+from django.db.models.functions import Coalesce
 
 from assess.models import Answer, Citation, Passage, Run, Sentence, Topic
-from judging.models import Campaign, CampaignPair, Judge, JudgeKind, Judgment, Pair
+from judging.models import Campaign, CampaignPair, Condition, Judge, JudgeKind, Judgment, Pair
 from judging.services import normalize_sentence_text, text_hash
-from metrics.scores import AnswerLabels
+from metrics.scores import LABELS, AnswerLabels, AnswerSupport, support_arrays
 
 HUMAN = "human"  # the judge name that means every human judge together
 CACHE_SECONDS = 3600
@@ -106,11 +111,16 @@ def judge_names() -> list[tuple[str, str]]:
     return list(Judge.objects.order_by("kind", "name").values_list("name", "kind"))
 
 
+def material_version() -> str:
+    """Changes when runs are loaded or replaced (new citations) or removed (fewer answers)."""
+    citations = Citation.objects.aggregate(m=Max("pk"))["m"]
+    return f"{citations}:{Answer.objects.count()}"
+
+
 def data_version() -> str:
     """Changes whenever a judgment is added or the loaded material changes: part of every cache key."""
     judgments = Judgment.objects.aggregate(m=Max("pk"))["m"]
-    citations = Citation.objects.aggregate(m=Max("pk"))["m"]
-    return f"{judgments}:{citations}:{Answer.objects.count()}:{Passage.objects.filter(has_text=True).count()}"
+    return f"{judgments}:{material_version()}:{Passage.objects.filter(has_text=True).count()}"
 
 
 def cached(key: str, compute: Any) -> Any:
@@ -124,19 +134,101 @@ def cached(key: str, compute: Any) -> Any:
 
 # --- the material in scope ------------------------------------------------------------------------
 
+_MEMO: OrderedDict[str, Any] = OrderedDict()
+_MEMO_SIZE = 6
+
+
+def _memo(key: str, compute: Callable[[], Any]) -> Any:
+    """An in-process memo for the large arrays one request or command reuses (the version is in the key)."""
+    if key in _MEMO:
+        _MEMO.move_to_end(key)
+        return _MEMO[key]
+    value = compute()
+    _MEMO[key] = value
+    while len(_MEMO) > _MEMO_SIZE:
+        _MEMO.popitem(last=False)
+    return value
+
+
+def _rows(qs: Any) -> list[tuple[Any, ...]]:
+    """A values_list queryset's rows through a plain cursor: the ORM's per-row work is too slow at TREC scale."""
+    sql, params = qs.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _int_columns(rows: list[tuple[Any, ...]], width: int) -> list[np.ndarray]:
+    if not rows:
+        return [np.zeros(0, dtype=np.int64) for _ in range(width)]
+    table = np.array(rows, dtype=np.int64).reshape(len(rows), width)
+    return [table[:, i] for i in range(width)]
+
 
 @dataclass
 class Material:
-    """The answers and the citations within the depth, as plain rows."""
+    """The answers and the citations within the depth; citation columns are numpy arrays in
+    (answer, sentence index, slot) order."""
 
     answers: dict[int, tuple[str, str, int]]  # answer id -> (topic_id, run_id, sentence count)
-    citations: list[tuple[int, int, int, int, int, int]]  # (citation, answer, sentence index, slot, passage, sentence)
+    citation_id: np.ndarray
+    citation_answer: np.ndarray  # answer id
+    citation_sentence_index: np.ndarray
+    citation_slot: np.ndarray
+    citation_passage: np.ndarray  # passage pk
+    citation_sentence: np.ndarray  # sentence pk
     runs: dict[str, tuple[str, str]]  # run_id -> (group, task), every run in scope
     topics: list[str]  # every topic in scope that has an answer
+    key: str = ""  # the scope and data version it was read at
 
     @property
     def citation_ids(self) -> list[int]:
-        return [c[0] for c in self.citations]
+        return [int(c) for c in self.citation_id]
+
+    @property
+    def citations(self) -> list[tuple[int, int, int, int, int, int]]:
+        """(citation, answer, sentence index, slot, passage, sentence) rows, for the small paths."""
+        return list(
+            zip(
+                self.citation_id.tolist(),
+                self.citation_answer.tolist(),
+                self.citation_sentence_index.tolist(),
+                self.citation_slot.tolist(),
+                self.citation_passage.tolist(),
+                self.citation_sentence.tolist(),
+                strict=True,
+            )
+        )
+
+    @cached_property
+    def answer_order(self) -> np.ndarray:
+        return np.array(sorted(self.answers), dtype=np.int64)
+
+    @cached_property
+    def citation_answer_position(self) -> np.ndarray:
+        """Each citation's answer as an index into `answer_order`."""
+        return np.searchsorted(self.answer_order, self.citation_answer)
+
+    @cached_property
+    def sentence_positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """(each citation's sentence as a dense index, each such sentence's answer position)."""
+        _unique, first, inverse = np.unique(self.citation_sentence, return_index=True, return_inverse=True)
+        return inverse, self.citation_answer_position[first]
+
+    @cached_property
+    def citation_order(self) -> np.ndarray:
+        """Positions that sort `citation_id`, to find citations by id."""
+        return np.argsort(self.citation_id, kind="stable")
+
+    def positions_of(self, citation_ids: np.ndarray) -> np.ndarray:
+        """Each given citation id's position in the material, or -1 when it is not in scope."""
+        sorted_ids = self.citation_id[self.citation_order]
+        found = np.searchsorted(sorted_ids, citation_ids)
+        found = np.clip(found, 0, max(len(sorted_ids) - 1, 0))
+        if len(sorted_ids) == 0:
+            return np.full(len(citation_ids), -1, dtype=np.int64)
+        hit = sorted_ids[found] == citation_ids
+        return np.where(hit, self.citation_order[found], -1)
 
 
 def _answers_in(scope: Scope) -> Any:
@@ -149,67 +241,151 @@ def _answers_in(scope: Scope) -> Any:
 
 
 def material_get(scope: Scope) -> Material:
+    """The material in scope; judgments do not change it, so it is kept (in process and in the shared
+    cache) until runs change."""
+    key = f"metrics:material:{material_version()}:{scope.key}"
+
+    def load() -> Material:
+        material = cache.get(key)
+        if material is None:
+            material = _material(scope)
+            cache.set(key, material, CACHE_SECONDS)
+        return material  # type: ignore[no-any-return]
+
+    return _memo(key, load)  # type: ignore[no-any-return]
+
+
+def _material(scope: Scope) -> Material:
+    counts = dict(
+        _rows(
+            Sentence.objects.filter(answer__in=_answers_in(scope))
+            .order_by()
+            .values_list("answer_id")
+            .annotate(n=Count("pk"))
+        )
+    )
     answers = {
-        pk: (topic_id, run_id, n)
-        for pk, topic_id, run_id, n in _answers_in(scope)
-        .order_by()
-        .values_list("pk", "topic__topic_id", "run__run_id")
-        .annotate(n=Count("sentences"))
+        pk: (topic_id, run_id, counts.get(pk, 0))
+        for pk, topic_id, run_id in _rows(
+            _answers_in(scope).order_by().values_list("pk", "topic__topic_id", "run__run_id")
+        )
     }
     citations_qs = Citation.objects.filter(sentence__answer__in=_answers_in(scope))
     if scope.depth is not None:
         citations_qs = citations_qs.filter(slot__lt=scope.depth)
-    citations = list(
-        citations_qs.order_by("sentence__answer_id", "sentence__index", "slot").values_list(
-            "pk", "sentence__answer_id", "sentence__index", "slot", "passage_id", "sentence_id"
-        )
+    citation_id, answer, sentence_index, slot, passage, sentence = _int_columns(
+        _rows(
+            citations_qs.order_by("sentence__answer_id", "sentence__index", "slot").values_list(
+                "pk", "sentence__answer_id", "sentence__index", "slot", "passage_id", "sentence_id"
+            )
+        ),
+        6,
     )
     runs_qs = Run.objects.all() if scope.run_ids is None else Run.objects.filter(run_id__in=scope.run_ids)
     if scope.run_ids is None:
         runs_qs = runs_qs.filter(pk__in=_answers_in(scope).values("run_id"))
     runs = {r: (g, t) for r, g, t in runs_qs.values_list("run_id", "group", "task")}
     topics = sorted({t for t, _, _ in answers.values()})
-    return Material(answers=answers, citations=citations, runs=runs, topics=topics)
+    return Material(
+        answers=answers,
+        citation_id=citation_id,
+        citation_answer=answer,
+        citation_sentence_index=sentence_index,
+        citation_slot=slot,
+        citation_passage=passage,
+        citation_sentence=sentence,
+        runs=runs,
+        topics=topics,
+        key=f"{material_version()}:{scope.key}",
+    )
 
 
 # --- labels ---------------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True)
-class CitationLabel:
-    label: str
-    condition: str
-    judgment_id: int
-    direct: bool  # made on this citation (else on its pair)
+LABEL_CODE = {label: code for code, label in enumerate(LABELS)}  # NS 0, PS 1, FS 2
+CONDITIONS: tuple[str, ...] = ("", *Condition.values)
 
 
-def citation_labels(
-    judge: JudgeSelection, material: Material, *, condition: str | None = None
-) -> dict[int, CitationLabel]:
-    """The judge's label of each citation in the material that has one."""
-    in_scope = {c[0] for c in material.citations}
-    direct: dict[int, CitationLabel] = {}
-    by_pair: dict[int, CitationLabel] = {}
+@dataclass
+class Labels:
+    """One judge's label of each citation of a material: arrays aligned with the material's citations."""
+
+    codes: np.ndarray  # -1: no label; else an index into LABELS
+    judgment_ids: np.ndarray  # the judgment that gave the label (0: none)
+    pair_ids: np.ndarray  # that judgment's pair (0: none)
+    direct: np.ndarray  # the judgment was made on this very citation
+    conditions: np.ndarray  # that judgment's condition, an index into CONDITIONS
+    # The judge's newest judgment on each pair it judged with no citation (pre-labels), for Table 3:
+    pair_only_ids: np.ndarray
+    pair_only_codes: np.ndarray
+    pair_only_conditions: np.ndarray
+
+    def as_dict(self, material: Material) -> dict[int, tuple[str, int]]:
+        """citation id -> (label, judgment id), for the paths that handle few citations."""
+        labelled = np.nonzero(self.codes >= 0)[0]
+        return {int(material.citation_id[i]): (LABELS[int(self.codes[i])], int(self.judgment_ids[i])) for i in labelled}
+
+
+def citation_labels(judge: JudgeSelection, material: Material, *, condition: str | None = None) -> Labels:
+    """The judge's label of each citation in the material (newest on the citation, else newest on its pair)."""
+    key = f"labels:{material.key}:{data_version()}:{judge.ids}:{condition or ''}"
+    return _memo(key, lambda: _citation_labels(judge, material, condition))  # type: ignore[no-any-return]
+
+
+def _citation_labels(judge: JudgeSelection, material: Material, condition: str | None) -> Labels:
+    n = len(material.citation_id)
+    codes = np.full(n, -1, dtype=np.int8)
+    judgment_ids = np.zeros(n, dtype=np.int64)
+    pair_ids = np.zeros(n, dtype=np.int64)
+    direct = np.zeros(n, dtype=bool)
+    conditions = np.zeros(n, dtype=np.int8)
     qs = Judgment.objects.filter(judge_id__in=judge.ids)
     if condition:
         qs = qs.filter(condition=condition)
-    for pk, citation_id, pair_id, label, cond in qs.order_by("pk").values_list(
-        "pk", "citation_id", "pair_id", "label", "condition"
-    ):
-        by_pair[pair_id] = CitationLabel(label, cond, pk, False)
-        if citation_id is not None and citation_id in in_scope:
-            direct[citation_id] = CitationLabel(label, cond, pk, True)
-    missing = [c for c in material.citations if c[0] not in direct]
-    if missing and by_pair:
-        direct.update(_labels_through_pairs(missing, by_pair))
-    return direct
+    label_code = Case(*(When(label=k, then=Value(v)) for k, v in LABEL_CODE.items()), output_field=IntegerField())
+    condition_code = Case(
+        *(When(Q(condition=k), then=Value(v)) for v, k in enumerate(CONDITIONS)),
+        default=Value(0),
+        output_field=IntegerField(),
+    )
+    pk, citation, pair, label, cond = _int_columns(
+        _rows(
+            qs.order_by("pk")
+            .annotate(
+                code=label_code, condition_code=condition_code, citation_or_zero=Coalesce("citation_id", Value(0))
+            )
+            .values_list("pk", "citation_or_zero", "pair_id", "code", "condition_code")
+        ),
+        5,
+    )
+    # Newest first: np.unique then keeps each citation's (or pair's) newest judgment.
+    pk, citation, pair, label, cond = pk[::-1], citation[::-1], pair[::-1], label[::-1], cond[::-1]
+    on_citation = citation > 0
+    unique_citations, first = np.unique(citation[on_citation], return_index=True)
+    chosen = np.nonzero(on_citation)[0][first]
+    positions = material.positions_of(unique_citations)
+    hit = positions >= 0
+    codes[positions[hit]] = label[chosen[hit]]
+    judgment_ids[positions[hit]] = pk[chosen[hit]]
+    pair_ids[positions[hit]] = pair[chosen[hit]]
+    conditions[positions[hit]] = cond[chosen[hit]]
+    direct[positions[hit]] = True
+    missing = np.nonzero(codes < 0)[0]
+    if len(missing) and len(pk):
+        unique_pairs, first_pair = np.unique(pair, return_index=True)
+        by_pair = {int(p): int(i) for p, i in zip(unique_pairs, first_pair, strict=True)}
+        for position, pair_id in _pairs_of(material, missing, by_pair).items():
+            i = by_pair[pair_id]
+            codes[position], judgment_ids[position], conditions[position] = label[i], pk[i], cond[i]
+            pair_ids[position] = pair_id
+    only_pairs, first_only = np.unique(pair[~on_citation], return_index=True)
+    chosen_only = np.nonzero(~on_citation)[0][first_only]
+    return Labels(codes, judgment_ids, pair_ids, direct, conditions, only_pairs, label[chosen_only], cond[chosen_only])
 
 
-def _labels_through_pairs(
-    missing: list[tuple[int, int, int, int, int, int]], by_pair: dict[int, CitationLabel]
-) -> dict[int, CitationLabel]:
-    """Labels for citations with no judgment of their own, from the judge's newest judgment on their pair."""
-    passages = {c[4] for c in missing}
+def _pairs_of(material: Material, missing: np.ndarray, by_pair: dict[int, int]) -> dict[int, int]:
+    """For citations with no judgment of their own: position -> the judged pair they hold."""
+    passages = {int(p) for p in np.unique(material.citation_passage[missing])}
     pair_of: dict[tuple[str, int], int] = {}
     pair_ids = list(by_pair)
     for start in range(0, len(pair_ids), CHUNK):
@@ -220,13 +396,13 @@ def _labels_through_pairs(
     if not pair_of:
         return {}
     judged_passages = {p for _, p in pair_of}
-    candidates = [c for c in missing if c[4] in judged_passages]
-    hashes = _sentence_hashes({c[5] for c in candidates})
-    found: dict[int, CitationLabel] = {}
-    for c in candidates:
-        pair_id = pair_of.get((hashes.get(c[5], ""), c[4]))
+    candidates = [int(i) for i in missing if int(material.citation_passage[i]) in judged_passages]
+    hashes = _sentence_hashes({int(material.citation_sentence[i]) for i in candidates})
+    found: dict[int, int] = {}
+    for i in candidates:
+        pair_id = pair_of.get((hashes.get(int(material.citation_sentence[i]), ""), int(material.citation_passage[i])))
         if pair_id is not None:
-            found[c[0]] = by_pair[pair_id]
+            found[i] = pair_id
     return found
 
 
@@ -239,12 +415,26 @@ def _sentence_hashes(sentence_ids: set[int]) -> dict[int, str]:
     return hashes
 
 
-def answer_labels(material: Material, labels: dict[int, CitationLabel]) -> list[AnswerLabels]:
-    """Plain per-answer data for `metrics.scores`: labels by sentence, in slot order."""
+def answer_support(material: Material, labels: Labels) -> AnswerSupport:
+    """Per-answer precision and recall (in `material.answer_order`) from the labels."""
+    sentence_of, sentence_answer = material.sentence_positions
+    counts = np.array([material.answers[int(a)][2] for a in material.answer_order], dtype=np.int64)
+    return support_arrays(
+        codes=labels.codes,
+        citation_sentence=sentence_of,
+        sentence_answer=sentence_answer,
+        sentence_counts=counts,
+    )
+
+
+def answer_labels(material: Material, labels: Labels) -> list[AnswerLabels]:
+    """Plain per-answer data for `metrics.scores.answer_score`: labels by sentence, in slot order."""
     cited: dict[int, dict[int, list[str | None]]] = {}
-    for citation_id, answer_id, sentence_index, _slot, _passage, _sentence in material.citations:
-        found = labels.get(citation_id)
-        cited.setdefault(answer_id, {}).setdefault(sentence_index, []).append(found.label if found else None)
+    for i, (answer_id, sentence_index) in enumerate(
+        zip(material.citation_answer.tolist(), material.citation_sentence_index.tolist(), strict=True)
+    ):
+        code = int(labels.codes[i])
+        cited.setdefault(answer_id, {}).setdefault(sentence_index, []).append(LABELS[code] if code >= 0 else None)
     return [
         AnswerLabels(
             topic_id=topic_id,
@@ -259,74 +449,56 @@ def answer_labels(material: Material, labels: dict[int, CitationLabel]) -> list[
 # --- Table 3: descriptive statistics -----------------------------------------------------------------
 
 
-@dataclass
-class StatsRow:
-    judge: str
-    kind: str
-    condition: str
-    topics: set[str] = field(default_factory=set)
-    judged: int = 0  # labelled citations (a pair judged on its own counts once)
-    citations: int = 0  # citations in scope
-    pairs: set[int] = field(default_factory=set)
-    FS: int = 0
-    PS: int = 0
-    NS: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "judge": self.judge,
-            "kind": self.kind,
-            "condition": self.condition,
-            "topics": len(self.topics),
-            "judged": self.judged,
-            "unlabelled": max(0, self.citations - self.judged),
-            "distinct_pairs": len(self.pairs),
-            "FS": self.FS,
-            "PS": self.PS,
-            "NS": self.NS,
-        }
-
-
 def support_stats(scope: Scope) -> list[dict[str, Any]]:
-    """Per judge and condition: topics, labels (each judge's current labels on the citations in scope, and
-    its labels made on pairs alone), the citations in scope it did not label, distinct pairs and
-    FS / PS / NS counts (the paper's Table 3)."""
+    """Per judge and condition (the paper's Table 3): topics; `judged`, the judge's current labels of the
+    citations in scope (plus its labels made on pairs alone, in a campaign's pool or anywhere when no
+    campaign is chosen, whose pair it did not also label on a citation in scope); the citations in scope
+    it did not label; distinct pairs; FS / PS / NS counts. Counted in the database."""
     return cached(f"stats:{scope.key}", lambda: _support_stats(scope))  # type: ignore[no-any-return]
 
 
 def _support_stats(scope: Scope) -> list[dict[str, Any]]:
     material = material_get(scope)
-    topic_of = {c[0]: material.answers[c[1]][0] for c in material.citations}
-    judges = {pk: (name, kind) for pk, name, kind in Judge.objects.values_list("pk", "name", "kind")}
-    on_citation: dict[tuple[int, int], tuple[str, str, int]] = {}
-    on_pair: dict[tuple[int, int], tuple[str, str]] = {}
-    for judge_id, citation_id, pair_id, label, condition in Judgment.objects.order_by("pk").values_list(
-        "judge_id", "citation_id", "pair_id", "label", "condition"
-    ):
-        if citation_id is None:
-            on_pair[(judge_id, pair_id)] = (label, condition)
-        elif citation_id in topic_of:
-            on_citation[(judge_id, citation_id)] = (label, condition, pair_id)
+    topic_names = sorted(material.topics)
+    topic_index = {t: i for i, t in enumerate(topic_names)}
+    answer_topic = np.array([topic_index[material.answers[int(a)][0]] for a in material.answer_order], dtype=np.int64)
+    citation_topic = answer_topic[material.citation_answer_position] if len(answer_topic) else np.zeros(0, dtype=int)
+    pool: np.ndarray | None = None
     if scope.campaign is not None:
-        pool = set(CampaignPair.objects.filter(campaign__name=scope.campaign).values_list("pair_id", flat=True))
-        on_pair = {k: v for k, v in on_pair.items() if k[1] in pool}
-    rows: dict[tuple[int, str], StatsRow] = {}
-    for (judge_id, citation_id), (label, condition, pair_id) in on_citation.items():
-        row = rows.setdefault((judge_id, condition), StatsRow(*judges[judge_id], condition))
-        row.topics.add(topic_of[citation_id])
-        row.judged += 1
-        row.pairs.add(pair_id)
-        setattr(row, label, getattr(row, label) + 1)
-    for (judge_id, pair_id), (label, condition) in on_pair.items():
-        row = rows.setdefault((judge_id, condition), StatsRow(*judges[judge_id], condition))
-        if pair_id in row.pairs:
-            continue
-        row.judged += 1
-        row.pairs.add(pair_id)
-        setattr(row, label, getattr(row, label) + 1)
-    for row in rows.values():
-        row.citations = len(material.citations)
-    return [rows[k].as_dict() for k in sorted(rows, key=lambda k: (judges[k[0]][1], judges[k[0]][0], k[1]))]
+        pool = np.array(
+            sorted(CampaignPair.objects.filter(campaign__name=scope.campaign).values_list("pair_id", flat=True)),
+            dtype=np.int64,
+        )
+    rows = []
+    for judge in Judge.objects.filter(judgments__isnull=False).distinct().order_by("kind", "name"):
+        labels = citation_labels(JudgeSelection(judge.name, (judge.pk,), judge.kind), material)
+        direct = labels.direct
+        only = ~np.isin(labels.pair_only_ids, labels.pair_ids[direct])
+        if pool is not None:
+            only &= np.isin(labels.pair_only_ids, pool)
+        for c, condition in enumerate(CONDITIONS):
+            on_citation = direct & (labels.conditions == c)
+            on_pair = only & (labels.pair_only_conditions == c)
+            judged = int(on_citation.sum() + on_pair.sum())
+            if not judged:
+                continue
+            counts = np.bincount(labels.codes[on_citation], minlength=3) + np.bincount(
+                labels.pair_only_codes[on_pair], minlength=3
+            )
+            pairs = np.union1d(labels.pair_ids[on_citation], labels.pair_only_ids[on_pair])
+            rows.append(
+                {
+                    "judge": judge.name,
+                    "kind": judge.kind,
+                    "condition": condition,
+                    "topics": len(np.unique(citation_topic[on_citation])),
+                    "judged": judged,
+                    "unlabelled": max(0, len(material.citation_id) - judged),
+                    "distinct_pairs": len(pairs),
+                    **{label: int(counts[code]) for code, label in enumerate(LABELS)},
+                }
+            )
+    return rows
 
 
 # --- drill-down and exports -------------------------------------------------------------------------
@@ -349,12 +521,12 @@ def disagreements(*, a: str, b: str, scope: Scope, topic_id: str) -> list[Disagr
     """The pairs of one topic on which the two judges' labels differ, with sentence and passage."""
     topic_scope = scope.narrowed(topic_ids=[topic_id])
     material = material_get(topic_scope)
-    labels_a = citation_labels(judge_select(a), material)
-    labels_b = citation_labels(judge_select(b), material)
+    labels_a = citation_labels(judge_select(a), material).as_dict(material)
+    labels_b = citation_labels(judge_select(b), material).as_dict(material)
     differ = [
         cid
         for cid in material.citation_ids
-        if cid in labels_a and cid in labels_b and labels_a[cid].label != labels_b[cid].label
+        if cid in labels_a and cid in labels_b and labels_a[cid][0] != labels_b[cid][0]
     ]
     grouped: dict[tuple[str, int, str, str], list[Citation]] = {}
     for citation in (
@@ -365,8 +537,8 @@ def disagreements(*, a: str, b: str, scope: Scope, topic_id: str) -> list[Disagr
         key = (
             normalize_sentence_text(citation.sentence.text),
             citation.passage_id,
-            labels_a[citation.pk].label,
-            labels_b[citation.pk].label,
+            labels_a[citation.pk][0],
+            labels_b[citation.pk][0],
         )
         grouped.setdefault(key, []).append(citation)
     result = []
@@ -411,14 +583,15 @@ def exchange_rows(*, scope: Scope, judges: Iterable[str] | None = None) -> Itera
     passage_ids = _passage_ids({c[4] for c in material.citations})
     for name in names:
         judge = judge_select(name)
-        labels = citation_labels(judge, material)
-        details = _judgment_details({lab.judgment_id for lab in labels.values()})
+        labels = citation_labels(judge, material).as_dict(material)
+        details = _judgment_details({judgment_id for _, judgment_id in labels.values()})
         for citation_id, answer_id, sentence_index, slot, passage, _sentence in material.citations:
             found = labels.get(citation_id)
             if found is None:
                 continue
+            label, judgment_id = found
             topic_id, run_id, _ = material.answers[answer_id]
-            judge_name, judge_kind, shown, seconds, created = details[found.judgment_id]
+            judge_name, judge_kind, condition, shown, seconds, created = details[judgment_id]
             yield {
                 "topic_id": topic_id,
                 "run_id": run_id,
@@ -427,8 +600,8 @@ def exchange_rows(*, scope: Scope, judges: Iterable[str] | None = None) -> Itera
                 "passage_id": passage_ids[passage],
                 "judge": judge_name if judge.name == HUMAN else judge.name,
                 "judge_kind": judge_kind,
-                "condition": found.condition,
-                "label": found.label,
+                "condition": condition,
+                "label": label,
                 "shown_label": shown,
                 "seconds": seconds,
                 "created_at": created.isoformat(),
@@ -443,14 +616,14 @@ def _passage_ids(pks: set[int]) -> dict[int, str]:
     return found
 
 
-def _judgment_details(pks: set[int]) -> dict[int, tuple[str, str, str, float | None, Any]]:
+def _judgment_details(pks: set[int]) -> dict[int, tuple[str, str, str, str, float | None, Any]]:
     ids = list(pks)
-    found: dict[int, tuple[str, str, str, float | None, Any]] = {}
+    found: dict[int, tuple[str, str, str, str, float | None, Any]] = {}
     for start in range(0, len(ids), CHUNK):
-        for pk, name, kind, shown, seconds, created in Judgment.objects.filter(
+        for pk, name, kind, condition, shown, seconds, created in Judgment.objects.filter(
             pk__in=ids[start : start + CHUNK]
-        ).values_list("pk", "judge__name", "judge__kind", "shown_label", "seconds", "created_at"):
-            found[pk] = (name, kind, shown, seconds, created)
+        ).values_list("pk", "judge__name", "judge__kind", "condition", "shown_label", "seconds", "created_at"):
+            found[pk] = (name, kind, condition, shown, seconds, created)
     return found
 
 
@@ -461,7 +634,7 @@ def nist_rows(*, scope: Scope, judge: str) -> Iterator[dict[str, Any]]:
     """NIST-style support judgments, one object per (topic, run) the judge labelled; `citationId` indexes the
     run's references and `support` is "2", "1", "0", or "-1" for a citation the judge did not label."""
     material = material_get(scope)
-    labels = citation_labels(judge_select(judge), material)
+    labels = citation_labels(judge_select(judge), material).as_dict(material)
     passage_ids = _passage_ids({c[4] for c in material.citations})
     by_answer: dict[int, list[tuple[int, int, int, int, int, int]]] = {}
     for c in material.citations:
@@ -488,7 +661,7 @@ def nist_rows(*, scope: Scope, judge: str) -> Iterator[dict[str, Any]]:
                     {
                         "citationId": reference_index[citation_id],
                         "reference": passage_ids[passage],
-                        "support": NIST_SUPPORT_CODE[found.label] if found else "-1",
+                        "support": NIST_SUPPORT_CODE[found[0]] if found else "-1",
                     }
                 )
             yield {

@@ -14,7 +14,7 @@ from assess.services import RunFormat, RunOptions, runs_import
 from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
 from judging.models import JudgeKind, Judgment
 from judging.services import pairs_for_citations
-from metrics.agreement import self_consistency
+from metrics.agreement import self_consistency, self_consistency_arrays
 from metrics.reports import agreement_report
 from metrics.selectors import EVERY_CITATION, scope_for
 from tests.factories import JudgeFactory, PassageFactory, RunFactory, TopicFactory, answer_build
@@ -142,3 +142,19 @@ def test_the_agreement_command_writes_json(random_judgments, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["labels"]["n"] == 72
     assert set(data["tau"]) == {"precision", "recall"}
+
+
+def test_self_consistency_from_arrays_equals_the_mapping_version():
+    # given
+    rng = np.random.default_rng(4)
+    pairs = rng.integers(0, 40, 200)
+    codes = rng.integers(0, 3, 200)
+    by_pair = {}
+    for p, c in zip(pairs.tolist(), codes.tolist(), strict=True):
+        by_pair.setdefault(p, []).append(c)
+
+    # when
+    result = self_consistency_arrays(pairs, codes)
+
+    # then
+    assert result == self_consistency(by_pair)

@@ -10,7 +10,7 @@ from judging.models import JudgeKind, Judgment
 from judging.services import pairs_for_citations
 from metrics.bootstrap import kendall_tau_b_rows, run_intervals, tau_interval
 from metrics.reports import answer_scores, scores_report
-from metrics.scores import AnswerLabels, answer_score
+from metrics.scores import AnswerLabels, answer_score, support_arrays
 from metrics.selectors import scope_for
 from tests.factories import JudgeFactory, PassageFactory, RunFactory, TopicFactory, answer_build
 
@@ -213,3 +213,35 @@ def test_the_bootstraps_vectorised_tau_equals_scipys_with_ties():
 
     # then
     assert taus == pytest.approx([kendalltau(a[k], b[k]).statistic for k in range(40)])
+
+
+def test_the_vectorised_scores_equal_the_per_answer_function_on_random_answers():
+    # given: random answers with 0-3 sentences cited at depth 2, some citations unjudged
+    rng = np.random.default_rng(9)
+    answers, codes, citation_sentence, sentence_answer, counts = [], [], [], [], []
+    for a in range(50):
+        n_sentences = int(rng.integers(1, 8))
+        cited = []
+        for _ in range(int(rng.integers(0, n_sentences + 1))):
+            labels = [[None, "NS", "PS", "FS"][int(rng.integers(4))] for _ in range(int(rng.integers(1, 3)))]
+            cited.append(tuple(labels))
+            sentence_answer.append(a)
+            for label in labels:
+                codes.append(-1 if label is None else ["NS", "PS", "FS"].index(label))
+                citation_sentence.append(len(sentence_answer) - 1)
+        answers.append(AnswerLabels("t", str(a), n_sentences, tuple(cited)))
+        counts.append(n_sentences)
+
+    # when
+    support = support_arrays(
+        codes=np.array(codes),
+        citation_sentence=np.array(citation_sentence, dtype=int),
+        sentence_answer=np.array(sentence_answer, dtype=int),
+        sentence_counts=np.array(counts),
+    )
+
+    # then
+    expected = [answer_score(a) for a in answers]
+    assert support.precision.tolist() == pytest.approx([e.precision for e in expected])
+    assert support.recall.tolist() == pytest.approx([e.recall for e in expected])
+    assert support.judged.tolist() == [e.judged for e in expected]

@@ -1,0 +1,241 @@
+"""Metrics benchmark: TREC scale (150 runs x 301 topics, two judges, about a million judgments) in PostgreSQL.
+
+    python bench/metrics.py [--runs 150] [--topics 301] [--regenerate]
+
+Fills its own database (`BENCH_METRICS_DATABASE_URL`, default
+postgres://postgres@127.0.0.1:5432/assess_bench_metrics; created by this script, and refilled only when
+its size differs or with --regenerate) with synthetic answers (7-13 sentences, 0-2 citations each) and two
+judges' labels (every first citation, and a third of the second ones) written with COPY, then prints the
+seconds for: all scores of both judges, the agreement report, a 1000-resample bootstrap (run intervals of
+both judges and the tau interval), and the dashboard page's server time, cold and cached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/assess_bench_metrics"
+LABELS = ("FS", "PS", "NS")
+
+
+def setup_django(database_url: str) -> None:
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost")
+    sys.path.insert(0, str(ROOT))
+    import psycopg
+
+    name = database_url.rsplit("/", 1)[1]
+    admin_url = database_url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def generate(n_runs: int, n_topics: int, seed: int = 11) -> dict[str, int]:
+    """Write the synthetic material and both judges' labels with COPY; ids are assigned here."""
+    from django.db import connection, transaction
+
+    rng = random.Random(seed)
+    counts = {"answers": 0, "sentences": 0, "citations": 0, "judgments": 0}
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "TRUNCATE judging_judgment, judging_pair, judging_judge, assess_citation, assess_sentence, "
+            "assess_answer, assess_run, assess_passage, assess_topic RESTART IDENTITY CASCADE"
+        )
+        raw = cursor.cursor  # psycopg 3 cursor, for COPY
+        with raw.copy("COPY assess_topic (id, topic_id, text) FROM STDIN") as copy:
+            for t in range(n_topics):
+                copy.write_row((t + 1, f"2024-{100000 + t}", f"question {t}?"))
+        passages_per_topic = 100
+        with raw.copy("COPY assess_passage (id, passage_id, title, text, url, headings, has_text) FROM STDIN") as copy:
+            for p in range(n_topics * passages_per_topic):
+                copy.write_row(
+                    (p + 1, f"msmarco_v2.1_doc_00_{p}#0_{p * 7}", f"Title {p}", f"Passage {p}.", "", "", True)
+                )
+        with raw.copy('COPY assess_run (id, run_id, "group", task, source_file, created_at) FROM STDIN') as copy:
+            for r in range(n_runs):
+                copy.write_row((r + 1, f"team{r // 4:02d}.bench_run_{r:03d}", f"team{r // 4:02d}", "RAG", "", "now"))
+        with raw.copy("COPY judging_judge (id, name, kind, created_at) FROM STDIN") as copy:
+            copy.write_row((1, "bench-human", "human", "now"))
+            copy.write_row((2, "bench-llm", "llm", "now"))
+        answer_id = sentence_id = citation_id = judgment_id = 0
+        answers, sentences, citations, pairs, judgments = [], [], [], [], []
+
+        def flush() -> None:
+            for table, columns, rows in (
+                ("assess_answer", 'id, run_id, topic_id, "references", response_length', answers),
+                ("assess_sentence", "id, answer_id, index, text", sentences),
+                ("assess_citation", "id, sentence_id, slot, passage_id, reference_index", citations),
+                ("judging_pair", "id, text, text_hash, passage_id", pairs),
+                (
+                    "judging_judgment",
+                    "id, judge_id, pair_id, citation_id, label, condition, shown_label, flagged, comment, created_at",
+                    judgments,
+                ),
+            ):
+                with raw.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+                rows.clear()
+
+        for r in range(n_runs):
+            quality = rng.random()  # some runs are better supported than others
+            for t in range(n_topics):
+                answer_id += 1
+                answers.append((answer_id, r + 1, t + 1, "[]", None))
+                for s in range(rng.randint(7, 13)):
+                    sentence_id += 1
+                    text = f"run {r} topic {t} sentence {s} states a fact."
+                    sentences.append((sentence_id, answer_id, s, text))
+                    digest = hashlib.sha256(text.encode()).hexdigest()
+                    n_cites = rng.choices((0, 1, 2), weights=(1, 6, 3))[0]
+                    for slot, passage in enumerate(rng.sample(range(passages_per_topic), n_cites)):
+                        citation_id += 1
+                        passage_id = t * passages_per_topic + passage + 1
+                        citations.append((citation_id, sentence_id, slot, passage_id, passage))
+                        pairs.append((citation_id, text, digest, passage_id))
+                        if slot > 0 and rng.random() > 1 / 3:
+                            continue
+                        human = rng.choices(LABELS, weights=(quality + 0.2, 0.5, 1.2 - quality))[0]
+                        llm = human if rng.random() < 0.6 else rng.choice(LABELS)
+                        for judge, label in ((1, human), (2, llm)):
+                            judgment_id += 1
+                            judgments.append(
+                                (judgment_id, judge, citation_id, citation_id, label, "", "", False, "", "now")
+                            )
+                if len(sentences) > 50_000:
+                    flush()
+            counts["answers"] = answer_id
+        flush()
+        counts.update(sentences=sentence_id, citations=citation_id, judgments=judgment_id)
+        for table in (
+            "assess_topic",
+            "assess_passage",
+            "assess_run",
+            "assess_answer",
+            "assess_sentence",
+            "assess_citation",
+            "judging_judge",
+            "judging_pair",
+            "judging_judgment",
+        ):
+            cursor.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT MAX(id) FROM {table}))")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    return counts
+
+
+def timed(label: str, fn, results: dict[str, float]):  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    value = fn()
+    results[label] = time.perf_counter() - start
+    print(f"{label:<48} {results[label]:7.2f} s", flush=True)
+    return value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=150)
+    parser.add_argument("--topics", type=int, default=301)
+    parser.add_argument("--regenerate", action="store_true")
+    args = parser.parse_args()
+    setup_django(os.environ.get("BENCH_METRICS_DATABASE_URL", DEFAULT_DB))
+
+    from django.contrib.auth.models import User
+    from django.core.cache import cache
+    from django.test import Client
+
+    from assess.models import Answer, Run
+    from judging.models import Judgment
+    from metrics import bootstrap
+    from metrics.reports import agreement_report, scores_report
+    from metrics.selectors import scope_for
+
+    if args.regenerate or Run.objects.count() != args.runs or Answer.objects.count() != args.runs * args.topics:
+        start = time.perf_counter()
+        counts = generate(args.runs, args.topics)
+        print(f"generated {counts} in {time.perf_counter() - start:.1f} s", flush=True)
+    print(f"{Run.objects.count()} runs, {Answer.objects.count()} answers, {Judgment.objects.count()} judgments")
+
+    results: dict[str, float] = {}
+    scope = scope_for()
+    cache.clear()
+    human = timed(
+        "scores, judge bench-human (no bootstrap)",
+        lambda: scores_report(judge="bench-human", scope=scope, resamples=0),
+        results,
+    )
+    timed(
+        "scores, judge bench-llm (no bootstrap)",
+        lambda: scores_report(judge="bench-llm", scope=scope, resamples=0),
+        results,
+    )
+    report = timed(
+        "agreement (no bootstrap)",
+        lambda: agreement_report(a="bench-human", b="bench-llm", scope=scope, resamples=0),
+        results,
+    )
+    print(
+        f"  top run {human.rows[0].run_id}: P {human.rows[0].weighted_precision:.4f}; kappa {report['labels']['kappa']:.4f}; "
+        f"tau(P) {report['tau']['precision']:.4f}; {report['labels']['n']} citations both labelled"
+    )
+    results["scores and agreement"] = sum(results[k] for k in list(results))
+    print(f"{'scores (both judges) and agreement, total':<48} {results['scores and agreement']:7.2f} s")
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    per_topic_a = rng.random((args.runs, args.topics))
+    per_topic_b = per_topic_a + rng.normal(0, 0.1, per_topic_a.shape)
+    timed(
+        "bootstrap: run intervals, 1000 resamples x 2",
+        lambda: (
+            bootstrap.run_intervals(per_topic_a, resamples=1000),
+            bootstrap.run_intervals(per_topic_b, resamples=1000),
+        ),
+        results,
+    )
+    timed(
+        "bootstrap: tau interval, 1000 resamples",
+        lambda: bootstrap.tau_interval(per_topic_a, per_topic_b, resamples=1000),
+        results,
+    )
+
+    cache.clear()
+    timed(
+        "scores + agreement with 1000-resample bootstrap",
+        lambda: (
+            scores_report(judge="bench-human", scope=scope),
+            scores_report(judge="bench-llm", scope=scope),
+            agreement_report(a="bench-human", b="bench-llm", scope=scope),
+        ),
+        results,
+    )
+
+    user, _ = User.objects.get_or_create(username="bench-organizer", defaults={"is_staff": True})
+    client = Client()
+    client.force_login(user)
+    url = "/metrics/?a=bench-human&b=bench-llm"
+    cache.clear()
+    response = timed("dashboard page, cold (computes every report)", lambda: client.get(url), results)
+    assert response.status_code == 200, response.status_code
+    response = timed("dashboard page, cached", lambda: client.get(url), results)
+    assert response.status_code == 200, response.status_code
+
+
+if __name__ == "__main__":
+    main()
