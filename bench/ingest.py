@@ -39,6 +39,25 @@ def rss_peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def server_cpu_seconds() -> float | None:
+    """CPU time of this connection's PostgreSQL backend, when the server runs on this machine."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_backend_pid()")
+        pid = cur.fetchone()[0]
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def topic_ids(n: int) -> list[str]:
     return [f"2024-{100000 + i}" for i in range(n)]
 
@@ -184,9 +203,15 @@ def main(argv: list[str] | None = None) -> int:
                 peaks[marks[pending.pop(0)]] = rss_peak_mb()
 
         rss_before = rss_peak_mb()
+        load_before = os.getloadavg()[0]
+        cpu_before, server_before = cpu_seconds(), server_cpu_seconds()
         start = time.perf_counter()
         report = runs_import(files=paths, progress=progress)
         seconds = time.perf_counter() - start
+        cpu = cpu_seconds() - cpu_before
+        server_after = server_cpu_seconds()
+        server = server_after - server_before if server_after is not None and server_before is not None else None
+        load_after = os.getloadavg()[0]
         peaks["after all files"] = rss_peak_mb()
         assert report.counts["sentences"] == n_sentences, report.counts
         assert report.counts["citations"] == n_citations, report.counts
@@ -205,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
             f"import: {len(paths)} files, {report.counts['answers']:,} answers, {n_sentences:,} sentences, "
             f"{n_citations:,} citations, {report.counts.get('passages_created', 0):,} passage rows"
         )
-        print(f"seconds: {seconds:.1f}")
+        print(f"seconds: {seconds:.1f} (machine load average {load_before:.1f} before, {load_after:.1f} after)")
+        print(f"CPU seconds: importer {cpu:.1f}" + (f", PostgreSQL backend {server:.1f}" if server is not None else ""))
         print(f"sentences per second: {n_sentences / seconds:,.0f}")
         print(f"peak RSS before import: {rss_before:.0f} MB")
         for label, mb in peaks.items():

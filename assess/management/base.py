@@ -46,14 +46,18 @@ def print_report(command: BaseCommand, report: ImportReport) -> None:
 
 
 def run_import(command: BaseCommand, fn: Callable[..., ImportReport], **kwargs: Any) -> ImportReport:
-    """Call an import service with a progress bar; on rejection, print every error and fail."""
+    """Call an import service with a progress bar (in `unit`, bytes by default); on rejection, print every
+    error and fail."""
     command.verbosity = kwargs.pop("verbosity", 1)  # type: ignore[attr-defined]
+    unit = kwargs.pop("unit", "B")
     try:
-        with progress_bar(command) as progress:
+        with progress_bar(command, unit=unit) as progress:
             report = fn(progress=progress, **kwargs)
     except ImportRejected as exc:
         for error in exc.report.errors:
             command.stderr.write(command.style.ERROR(f"error: {error}"))
-        raise CommandError(f"rejected: {len(exc.report.errors)} error(s); nothing was imported") from exc
+        if exc.report.error_count > len(exc.report.errors):
+            command.stderr.write(f"... {exc.report.error_count - len(exc.report.errors)} more errors")
+        raise CommandError(f"rejected: {exc.report.error_count} error(s); nothing was imported") from exc
     print_report(command, report)
     return report

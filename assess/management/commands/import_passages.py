@@ -24,7 +24,13 @@ class Command(BaseCommand):
         if options["corpus"]:
             if not options["missing"] or options["files"]:
                 raise CommandError("use --corpus DIR --missing, without files")
-            run_import(self, passages_fill_from_corpus, corpus_dir=options["corpus"], verbosity=options["verbosity"])
+            run_import(
+                self,
+                passages_fill_from_corpus,
+                corpus_dir=options["corpus"],
+                verbosity=options["verbosity"],
+                unit="passage",
+            )
             return
         if not options["files"]:
             raise CommandError("give passage files, or --corpus DIR --missing")
