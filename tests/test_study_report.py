@@ -149,7 +149,13 @@ def test_an_organizer_creates_a_study_from_the_page(world):
     study = Study.objects.latest("pk")
     assert response.status_code == 302
     assert response["Location"] == f"/metrics/studies/{study.pk}/"
-    assert (study.a, study.b, study.per_topic, study.seed, study.summary["sampled"]) == ("human", "gpt-study", 5, 9, 5 + 4)
+    assert (study.a, study.b, study.per_topic, study.seed, study.summary["sampled"]) == (
+        "human",
+        "gpt-study",
+        5,
+        9,
+        5 + 4,
+    )
 
 
 def test_an_organizer_creates_and_assigns_a_study_through_the_api(world):
@@ -193,3 +199,10 @@ def test_the_commands_create_and_assign_a_study(world):
     assert f"study #{study.pk}: 8 pairs where nist and gpt-study disagree" in out.getvalue()
     assert "eve: 2 adjudication assignment(s)" in out.getvalue()
     assert study.assignments.count() == 2
+
+
+def test_the_campaign_page_links_to_its_studies(world):
+    html = world["client"].get(f"/organize/campaigns/{world['campaign'].pk}/")
+    assert f'href="/metrics/studies/?campaign={world["campaign"].name}"' in html.content.decode()
+    listing = world["client"].get(f"/metrics/studies/?campaign={world['campaign'].name}").content.decode()
+    assert f'href="/metrics/studies/{world["study"].pk}/"' in listing
