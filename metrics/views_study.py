@@ -16,6 +16,7 @@ from assess.views import organizer_required
 from judging import study as study_services
 from judging import study_selectors
 from judging.models import Campaign, Judge, JudgeKind, Study
+from judging.selectors import assignments_with_progress
 from metrics import study as report
 
 HUMAN = study_selectors.HUMAN
@@ -115,8 +116,8 @@ def study(request: HttpRequest, study_id: int) -> HttpResponse:
             "chart": report.distribution_chart({n: d["counts"] for n, d in data["distributions"].items()}),
             "assign_form": AssignForm(),
             "second_form": SecondJudgeForm(initial={"judge": study.second_judge}),
-            "assignments": study.assignments.select_related("assessor", "topic").order_by(
-                "assessor__username", "order"
+            "assignments": assignments_with_progress(
+                study.assignments.select_related("assessor", "topic").order_by("assessor__username", "order")
             ),
         },
     )
