@@ -143,7 +143,7 @@ def timed(label: str, fn, results: dict[str, float]):  # type: ignore[no-untyped
     start = time.perf_counter()
     value = fn()
     results[label] = time.perf_counter() - start
-    print(f"{label:<48} {results[label]:7.2f} s", flush=True)
+    print(f"{label:<52} {results[label]:7.2f} s", flush=True)
     return value
 
 
@@ -163,7 +163,7 @@ def main() -> None:
     from judging.models import Judgment
     from metrics import bootstrap
     from metrics.reports import agreement_report, scores_report
-    from metrics.selectors import scope_for
+    from metrics.selectors import citation_labels, judge_select, material_get, scope_for
 
     if args.regenerate or Run.objects.count() != args.runs or Answer.objects.count() != args.runs * args.topics:
         start = time.perf_counter()
@@ -173,51 +173,46 @@ def main() -> None:
 
     results: dict[str, float] = {}
     scope = scope_for()
+    human, llm = judge_select("bench-human"), judge_select("bench-llm")
     cache.clear()
-    human = timed(
-        "scores, judge bench-human (no bootstrap)",
-        lambda: scores_report(judge="bench-human", scope=scope, resamples=0),
-        results,
-    )
+    material = timed("read the material (citations in scope) from the DB", lambda: material_get(scope), results)
+    timed("labels of bench-human (newest per citation)", lambda: citation_labels(human, material), results)
+    timed("labels of bench-llm", lambda: citation_labels(llm, material), results)
     timed(
-        "scores, judge bench-llm (no bootstrap)",
-        lambda: scores_report(judge="bench-llm", scope=scope, resamples=0),
+        "scores of both judges and agreement (computing)",
+        lambda: (
+            scores_report(judge="bench-human", scope=scope, resamples=0),
+            scores_report(judge="bench-llm", scope=scope, resamples=0),
+            agreement_report(a="bench-human", b="bench-llm", scope=scope, resamples=0),
+        ),
         results,
     )
-    report = timed(
-        "agreement (no bootstrap)",
-        lambda: agreement_report(a="bench-human", b="bench-llm", scope=scope, resamples=0),
-        results,
-    )
+    cold = sum(results.values())
+    print(f"{'  = scores and agreement from nothing cached':<52} {cold:7.2f} s")
+    top = scores_report(judge="bench-human", scope=scope, resamples=0).rows[0]
+    report = agreement_report(a="bench-human", b="bench-llm", scope=scope, resamples=0)
     print(
-        f"  top run {human.rows[0].run_id}: P {human.rows[0].weighted_precision:.4f}; kappa {report['labels']['kappa']:.4f}; "
+        f"  top run {top.run_id}: P {top.weighted_precision:.4f}; kappa {report['labels']['kappa']:.4f}; "
         f"tau(P) {report['tau']['precision']:.4f}; {report['labels']['n']} citations both labelled"
     )
-    results["scores and agreement"] = sum(results[k] for k in list(results))
-    print(f"{'scores (both judges) and agreement, total':<48} {results['scores and agreement']:7.2f} s")
 
-    import numpy as np
+    def add_judgment() -> None:
+        last = Judgment.objects.filter(judge__name="bench-human").order_by("-pk").first()
+        assert last is not None
+        Judgment.objects.create(judge=last.judge, pair=last.pair, citation=last.citation, label="FS")
 
-    rng = np.random.default_rng(0)
-    per_topic_a = rng.random((args.runs, args.topics))
-    per_topic_b = per_topic_a + rng.normal(0, 0.1, per_topic_a.shape)
+    add_judgment()
     timed(
-        "bootstrap: run intervals, 1000 resamples x 2",
+        "after one new judgment: scores x2 + agreement",
         lambda: (
-            bootstrap.run_intervals(per_topic_a, resamples=1000),
-            bootstrap.run_intervals(per_topic_b, resamples=1000),
+            scores_report(judge="bench-human", scope=scope, resamples=0),
+            scores_report(judge="bench-llm", scope=scope, resamples=0),
+            agreement_report(a="bench-human", b="bench-llm", scope=scope, resamples=0),
         ),
         results,
     )
     timed(
-        "bootstrap: tau interval, 1000 resamples",
-        lambda: bootstrap.tau_interval(per_topic_a, per_topic_b, resamples=1000),
-        results,
-    )
-
-    cache.clear()
-    timed(
-        "scores + agreement with 1000-resample bootstrap",
+        "the same with the 1000-resample bootstraps",
         lambda: (
             scores_report(judge="bench-human", scope=scope),
             scores_report(judge="bench-llm", scope=scope),
@@ -226,12 +221,31 @@ def main() -> None:
         results,
     )
 
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    per_topic_a = rng.random((args.runs, args.topics))
+    per_topic_b = per_topic_a + rng.normal(0, 0.1, per_topic_a.shape)
+    timed(
+        "bootstrap alone: run intervals, 1000 resamples x 2",
+        lambda: (
+            bootstrap.run_intervals(per_topic_a, resamples=1000),
+            bootstrap.run_intervals(per_topic_b, resamples=1000),
+        ),
+        results,
+    )
+    timed(
+        "bootstrap alone: tau interval, 1000 resamples",
+        lambda: bootstrap.tau_interval(per_topic_a, per_topic_b, resamples=1000),
+        results,
+    )
+
     user, _ = User.objects.get_or_create(username="bench-organizer", defaults={"is_staff": True})
     client = Client()
     client.force_login(user)
     url = "/metrics/?a=bench-human&b=bench-llm"
-    cache.clear()
-    response = timed("dashboard page, cold (computes every report)", lambda: client.get(url), results)
+    add_judgment()
+    response = timed("dashboard page after a new judgment (material cached)", lambda: client.get(url), results)
     assert response.status_code == 200, response.status_code
     response = timed("dashboard page, cached", lambda: client.get(url), results)
     assert response.status_code == 200, response.status_code

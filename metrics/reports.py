@@ -84,28 +84,27 @@ def _support(judge: JudgeSelection, material: Material, condition: str | None) -
 
 
 def _judged_topics(material: Material, support: AnswerSupport) -> list[str]:
-    return sorted({material.answers[int(a)][0] for a in material.answer_order[support.judged > 0]})
+    topics = np.unique(material.answer_columns[1][support.judged > 0])
+    return [material.topic_names[int(t)] for t in topics]
 
 
 def _matrix(support: AnswerSupport, material: Material, topics: list[str]) -> TopicMatrix:
     """Runs (all in scope, sorted) x the given topics; 0 where a run did not answer."""
-    runs = sorted(material.runs)
-    run_index = {r: i for i, r in enumerate(runs)}
-    topic_index = {t: i for i, t in enumerate(topics)}
-    rows, columns, keep = [], [], []
-    for k, answer_id in enumerate(material.answer_order.tolist()):
-        topic_id, run_id, _ = material.answers[answer_id]
-        i, j = run_index.get(run_id), topic_index.get(topic_id)
-        if i is not None and j is not None:
-            rows.append(i)
-            columns.append(j)
-            keep.append(k)
-    shape = (len(runs), len(topics))
+    answer_run, answer_topic, _ = material.answer_columns
+    column_of = np.full(len(material.topic_names), -1, dtype=np.int64)
+    position = {t: i for i, t in enumerate(material.topic_names)}
+    for j, topic in enumerate(topics):
+        if topic in position:
+            column_of[position[topic]] = j
+    columns = column_of[answer_topic] if len(answer_topic) else np.zeros(0, dtype=np.int64)
+    keep = (columns >= 0) & (answer_run >= 0)
+    shape = (len(material.run_names), len(topics))
     precision, recall, sentences = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-    precision[rows, columns] = support.precision[keep]
-    recall[rows, columns] = support.recall[keep]
-    sentences[rows, columns] = support.sentences[keep]
-    return TopicMatrix(runs, topics, precision, recall, sentences)
+    rows = answer_run[keep]
+    precision[rows, columns[keep]] = support.precision[keep]
+    recall[rows, columns[keep]] = support.recall[keep]
+    sentences[rows, columns[keep]] = support.sentences[keep]
+    return TopicMatrix(list(material.run_names), list(topics), precision, recall, sentences)
 
 
 def answer_scores(*, judge: str, scope: Scope, condition: str | None = None) -> list[AnswerScore]:
@@ -195,9 +194,8 @@ def _agreement_report(
     labels_b, support_b = _support(judge_b, material, condition_b)
     both = (labels_a.codes >= 0) & (labels_b.codes >= 0)
     labels = agreement_fns.label_agreement(labels_a.codes[both], labels_b.codes[both])
-    topic_names = sorted(material.topics)
-    topic_index = {t: i for i, t in enumerate(topic_names)}
-    answer_topic = np.array([topic_index[material.answers[int(a)][0]] for a in material.answer_order], dtype=np.int64)
+    topic_names = material.topic_names
+    answer_topic = material.answer_columns[1]
     citation_topic = answer_topic[material.citation_answer_position] if len(answer_topic) else np.zeros(0, dtype=int)
     both_per_topic = np.bincount(citation_topic[both], minlength=len(topic_names))
     differ = both & (labels_a.codes != labels_b.codes)

@@ -135,7 +135,7 @@ def cached(key: str, compute: Any) -> Any:
 # --- the material in scope ------------------------------------------------------------------------
 
 _MEMO: OrderedDict[str, Any] = OrderedDict()
-_MEMO_SIZE = 6
+_MEMO_SIZE = 12
 
 
 def _memo(key: str, compute: Callable[[], Any]) -> Any:
@@ -148,6 +148,13 @@ def _memo(key: str, compute: Callable[[], Any]) -> Any:
     while len(_MEMO) > _MEMO_SIZE:
         _MEMO.popitem(last=False)
     return value
+
+
+def _remember(key: str, value: Any) -> None:
+    _MEMO[key] = value
+    _MEMO.move_to_end(key)
+    while len(_MEMO) > _MEMO_SIZE:
+        _MEMO.popitem(last=False)
 
 
 def _rows(qs: Any) -> list[tuple[Any, ...]]:
@@ -203,6 +210,27 @@ class Material:
     @cached_property
     def answer_order(self) -> np.ndarray:
         return np.array(sorted(self.answers), dtype=np.int64)
+
+    @cached_property
+    def run_names(self) -> list[str]:
+        return sorted(self.runs)
+
+    @cached_property
+    def topic_names(self) -> list[str]:
+        return sorted(self.topics)
+
+    @cached_property
+    def answer_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For each answer in `answer_order`: its run (index into run_names, -1 if out of scope), its topic
+        (index into topic_names) and its number of sentences."""
+        run_index = {r: i for i, r in enumerate(self.run_names)}
+        topic_index = {t: i for i, t in enumerate(self.topic_names)}
+        rows = [self.answers[a] for a in self.answer_order.tolist()]
+        return (
+            np.array([run_index.get(r, -1) for _, r, _ in rows], dtype=np.int64),
+            np.array([topic_index[t] for t, _, _ in rows], dtype=np.int64),
+            np.array([n for _, _, n in rows], dtype=np.int64),
+        )
 
     @cached_property
     def citation_answer_position(self) -> np.ndarray:
@@ -326,29 +354,45 @@ class Labels:
         return {int(material.citation_id[i]): (LABELS[int(self.codes[i])], int(self.judgment_ids[i])) for i in labelled}
 
 
+INCREMENTAL_LIMIT = 2_000  # more new judgments than this: read the judge's labels afresh
+
+
 def citation_labels(judge: JudgeSelection, material: Material, *, condition: str | None = None) -> Labels:
-    """The judge's label of each citation in the material (newest on the citation, else newest on its pair)."""
-    key = f"labels:{material.key}:{data_version()}:{judge.ids}:{condition or ''}"
-    return _memo(key, lambda: _citation_labels(judge, material, condition))  # type: ignore[no-any-return]
+    """The judge's label of each citation in the material (newest on the citation, else newest on its pair).
+
+    Kept per judge (in process and in the shared cache) with the id of the judge's newest judgment; when
+    that judge has new judgments, only those are read and applied to the kept labels."""
+    judgments = _judgments_of(judge, condition)
+    version = judgments.aggregate(m=Max("pk"))["m"] or 0
+    key = f"metrics:labels:{material.key}:{','.join(map(str, judge.ids))}:{condition or ''}"
+    kept = _MEMO.get(key) or cache.get(key)
+    if kept is not None and kept[0] == version:
+        _remember(key, kept)
+        return kept[1]  # type: ignore[no-any-return]
+    labels = None
+    if kept is not None and kept[0] < version:
+        labels = _labels_update(kept[1], material, judgments.filter(pk__gt=kept[0]))
+    if labels is None:
+        labels = _citation_labels(judge, material, condition)
+    _remember(key, (version, labels))
+    cache.set(key, (version, labels), CACHE_SECONDS)
+    return labels
 
 
-def _citation_labels(judge: JudgeSelection, material: Material, condition: str | None) -> Labels:
-    n = len(material.citation_id)
-    codes = np.full(n, -1, dtype=np.int8)
-    judgment_ids = np.zeros(n, dtype=np.int64)
-    pair_ids = np.zeros(n, dtype=np.int64)
-    direct = np.zeros(n, dtype=bool)
-    conditions = np.zeros(n, dtype=np.int8)
+def _judgments_of(judge: JudgeSelection, condition: str | None) -> Any:
     qs = Judgment.objects.filter(judge_id__in=judge.ids)
-    if condition:
-        qs = qs.filter(condition=condition)
+    return qs.filter(condition=condition) if condition else qs
+
+
+def _label_columns(qs: Any) -> list[np.ndarray]:
+    """(pk, citation or 0, pair, label code, condition code) of the judgments, oldest first."""
     label_code = Case(*(When(label=k, then=Value(v)) for k, v in LABEL_CODE.items()), output_field=IntegerField())
     condition_code = Case(
         *(When(Q(condition=k), then=Value(v)) for v, k in enumerate(CONDITIONS)),
         default=Value(0),
         output_field=IntegerField(),
     )
-    pk, citation, pair, label, cond = _int_columns(
+    return _int_columns(
         _rows(
             qs.order_by("pk")
             .annotate(
@@ -358,6 +402,64 @@ def _citation_labels(judge: JudgeSelection, material: Material, condition: str |
         ),
         5,
     )
+
+
+def _labels_update(labels: Labels, material: Material, new: Any) -> Labels | None:
+    """Apply a judge's judgments newer than the kept labels, oldest first; None when there are too many."""
+    if new.count() > INCREMENTAL_LIMIT:
+        return None
+    codes, judgment_ids, pair_ids = labels.codes.copy(), labels.judgment_ids.copy(), labels.pair_ids.copy()
+    direct, conditions = labels.direct.copy(), labels.conditions.copy()
+    only_ids, only_codes, only_conditions = (
+        list(labels.pair_only_ids.tolist()),
+        list(labels.pair_only_codes.tolist()),
+        list(labels.pair_only_conditions.tolist()),
+    )
+    rows = list(zip(*(c.tolist() for c in _label_columns(new)), strict=True))
+    # Citations with no label yet that hold one of the newly judged pairs.
+    missing = np.nonzero(codes < 0)[0]
+    fresh: dict[int, list[int]] = {}
+    if len(missing):
+        for position, pair in _pairs_of(material, missing, {row[2]: 0 for row in rows}).items():
+            fresh.setdefault(pair, []).append(position)
+    for pk, citation, pair, label, cond in rows:
+        # The pair's newest judgment labels every citation that is labelled through that pair.
+        through_pair = np.nonzero(~direct & (pair_ids == pair))[0].tolist()
+        through_pair += [p for p in fresh.get(pair, []) if not direct[p]]
+        for p in through_pair:
+            codes[p], judgment_ids[p], pair_ids[p], conditions[p] = label, pk, pair, cond
+        if citation:
+            position = int(material.positions_of(np.array([citation]))[0])
+            if position >= 0:
+                codes[position], judgment_ids[position], pair_ids[position] = label, pk, pair
+                conditions[position], direct[position] = cond, True
+        elif pair in only_ids:
+            i = only_ids.index(pair)
+            only_codes[i], only_conditions[i] = label, cond
+        else:
+            only_ids.append(pair)
+            only_codes.append(label)
+            only_conditions.append(cond)
+    return Labels(
+        codes,
+        judgment_ids,
+        pair_ids,
+        direct,
+        conditions,
+        np.array(only_ids, dtype=np.int64),
+        np.array(only_codes, dtype=np.int64),
+        np.array(only_conditions, dtype=np.int64),
+    )
+
+
+def _citation_labels(judge: JudgeSelection, material: Material, condition: str | None) -> Labels:
+    n = len(material.citation_id)
+    codes = np.full(n, -1, dtype=np.int8)
+    judgment_ids = np.zeros(n, dtype=np.int64)
+    pair_ids = np.zeros(n, dtype=np.int64)
+    direct = np.zeros(n, dtype=bool)
+    conditions = np.zeros(n, dtype=np.int8)
+    pk, citation, pair, label, cond = _label_columns(_judgments_of(judge, condition))
     # Newest first: np.unique then keeps each citation's (or pair's) newest judgment.
     pk, citation, pair, label, cond = pk[::-1], citation[::-1], pair[::-1], label[::-1], cond[::-1]
     on_citation = citation > 0
@@ -395,8 +497,8 @@ def _pairs_of(material: Material, missing: np.ndarray, by_pair: dict[int, int]) 
             pair_of[(hashed, passage_id)] = pk
     if not pair_of:
         return {}
-    judged_passages = {p for _, p in pair_of}
-    candidates = [int(i) for i in missing if int(material.citation_passage[i]) in judged_passages]
+    judged_passages = np.array(sorted({p for _, p in pair_of}), dtype=np.int64)
+    candidates = missing[np.isin(material.citation_passage[missing], judged_passages)].tolist()
     hashes = _sentence_hashes({int(material.citation_sentence[i]) for i in candidates})
     found: dict[int, int] = {}
     for i in candidates:
@@ -418,7 +520,7 @@ def _sentence_hashes(sentence_ids: set[int]) -> dict[int, str]:
 def answer_support(material: Material, labels: Labels) -> AnswerSupport:
     """Per-answer precision and recall (in `material.answer_order`) from the labels."""
     sentence_of, sentence_answer = material.sentence_positions
-    counts = np.array([material.answers[int(a)][2] for a in material.answer_order], dtype=np.int64)
+    counts = material.answer_columns[2]
     return support_arrays(
         codes=labels.codes,
         citation_sentence=sentence_of,
@@ -459,9 +561,7 @@ def support_stats(scope: Scope) -> list[dict[str, Any]]:
 
 def _support_stats(scope: Scope) -> list[dict[str, Any]]:
     material = material_get(scope)
-    topic_names = sorted(material.topics)
-    topic_index = {t: i for i, t in enumerate(topic_names)}
-    answer_topic = np.array([topic_index[material.answers[int(a)][0]] for a in material.answer_order], dtype=np.int64)
+    answer_topic = material.answer_columns[1]
     citation_topic = answer_topic[material.citation_answer_position] if len(answer_topic) else np.zeros(0, dtype=int)
     pool: np.ndarray | None = None
     if scope.campaign is not None:

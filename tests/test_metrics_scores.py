@@ -11,7 +11,7 @@ from judging.services import pairs_for_citations
 from metrics.bootstrap import kendall_tau_b_rows, run_intervals, tau_interval
 from metrics.reports import answer_scores, scores_report
 from metrics.scores import AnswerLabels, answer_score, support_arrays
-from metrics.selectors import scope_for
+from metrics.selectors import _citation_labels, citation_labels, judge_select, material_get, scope_for
 from tests.factories import JudgeFactory, PassageFactory, RunFactory, TopicFactory, answer_build
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")
@@ -245,3 +245,36 @@ def test_the_vectorised_scores_equal_the_per_answer_function_on_random_answers()
     assert support.precision.tolist() == pytest.approx([e.precision for e in expected])
     assert support.recall.tolist() == pytest.approx([e.recall for e in expected])
     assert support.judged.tolist() == [e.judged for e in expected]
+
+
+def test_labels_kept_from_before_new_judgments_equal_labels_read_afresh(db):
+    # given: three runs holding the same two pairs, and a judge who labels citations and pairs at random
+    rng = np.random.default_rng(12)
+    topic = TopicFactory()
+    passages = [PassageFactory(), PassageFactory()]
+    citations = []
+    for r in range(3):
+        answer = answer_build(
+            run=RunFactory(run_id=f"R{r}"), topic=topic, sentences=[("One.", [passages[0]]), ("Two.", [passages[1]])]
+        )
+        citations += [s.citations.select_related("sentence").get() for s in answer.sentences.order_by("index")]
+    pairs = pairs_for_citations(citations=citations)
+    judge = JudgeFactory(name="mixed", kind=JudgeKind.LLM)
+    selection = judge_select("mixed")
+    material = material_get(scope_for())
+    citation_labels(selection, material)  # kept with no judgments at all
+
+    for _ in range(6):
+        # when: a few new judgments, on citations or on pairs alone
+        for _ in range(3):
+            c = citations[int(rng.integers(len(citations)))]
+            label = ["NS", "PS", "FS"][int(rng.integers(3))]
+            on_citation = bool(rng.integers(2))
+            Judgment.objects.create(judge=judge, pair=pairs[c.pk], citation=c if on_citation else None, label=label)
+        kept = citation_labels(selection, material)
+        fresh = _citation_labels(selection, material, None)
+
+        # then
+        assert kept.codes.tolist() == fresh.codes.tolist()
+        assert kept.judgment_ids.tolist() == fresh.judgment_ids.tolist()
+        assert kept.direct.tolist() == fresh.direct.tolist()
