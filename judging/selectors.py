@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, TruncHour
 
 from assess.models import Passage, Run, Sentence
@@ -92,7 +92,10 @@ def assignment_pending(*, assignment: Assignment) -> QuerySet[CampaignPair]:
         pending = pending.filter(_has_llm_label(assignment))
     if _study_of(assignment) is not None:
         return pending.order_by("study_order", "pair_id")
-    return pending.order_by("pair__passage_id", "pair_id")
+    # `+ 0`: ordered by the bare column, PostgreSQL may walk the index of every pair in the database by passage
+    # until it meets one of this topic's (measured: 34 ms at 6k pairs, growing with each campaign) instead of
+    # sorting the topic's few hundred pending pairs (1 ms).
+    return pending.order_by(F("pair__passage_id") + 0, "pair_id")
 
 
 def assignment_held_back_count(*, assignment: Assignment) -> int:
