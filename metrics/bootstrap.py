@@ -53,7 +53,9 @@ def run_intervals(
     if per_topic.shape[1] == 0:
         return [Interval(None, None) for _ in range(per_topic.shape[0])]
     means = resampled_means(per_topic, topic_samples(per_topic.shape[1], resamples=resamples, seed=seed))
-    return [_interval(means[:, i], level) for i in range(per_topic.shape[0])]
+    tail = (1.0 - level) / 2.0 * 100.0
+    low, high = np.percentile(means, [tail, 100.0 - tail], axis=0)
+    return [Interval(float(a), float(b)) for a, b in zip(low, high, strict=True)]
 
 
 def tau_interval(
@@ -83,10 +85,12 @@ def kendall_tau_b_rows(a: np.ndarray, b: np.ndarray, *, batch: int = 64) -> np.n
     taus = np.empty(a.shape[0])
     for start in range(0, a.shape[0], batch):
         x, y = a[start : start + batch], b[start : start + batch]
-        sx = np.sign(x[:, :, None] - x[:, None, :])
-        sy = np.sign(y[:, :, None] - y[:, None, :])
-        concordance = (sx * sy).sum(axis=(1, 2))
-        untied = np.sqrt(np.abs(sx).sum(axis=(1, 2)) * np.abs(sy).sum(axis=(1, 2)))
+        sx = np.sign(x[:, :, None] - x[:, None, :]).astype(np.int8)
+        sy = np.sign(y[:, :, None] - y[:, None, :]).astype(np.int8)
+        concordance = (sx * sy).sum(axis=(1, 2), dtype=np.int64)
+        untied = np.sqrt(
+            np.count_nonzero(sx, axis=(1, 2)).astype(float) * np.count_nonzero(sy, axis=(1, 2)).astype(float)
+        )
         with np.errstate(invalid="ignore", divide="ignore"):
             taus[start : start + batch] = np.where(untied > 0, concordance / untied, np.nan)
     return taus

@@ -487,7 +487,7 @@ def _citation_labels(judge: JudgeSelection, material: Material, condition: str |
 
 def _pairs_of(material: Material, missing: np.ndarray, by_pair: dict[int, int]) -> dict[int, int]:
     """For citations with no judgment of their own: position -> the judged pair they hold."""
-    passages = {int(p) for p in np.unique(material.citation_passage[missing])}
+    passages = set(material.citation_passage[missing].tolist())
     pair_of: dict[tuple[str, int], int] = {}
     pair_ids = list(by_pair)
     for start in range(0, len(pair_ids), CHUNK):
@@ -559,6 +559,14 @@ def support_stats(scope: Scope) -> list[dict[str, Any]]:
     return cached(f"stats:{scope.key}", lambda: _support_stats(scope))  # type: ignore[no-any-return]
 
 
+def _distinct_count(values: np.ndarray) -> int:
+    """How many distinct values (by sorting: numpy's hash-based unique is slow on large integer arrays)."""
+    if len(values) == 0:
+        return 0
+    ordered = np.sort(values)
+    return 1 + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
+
+
 def _support_stats(scope: Scope) -> list[dict[str, Any]]:
     material = material_get(scope)
     answer_topic = material.answer_columns[1]
@@ -585,16 +593,16 @@ def _support_stats(scope: Scope) -> list[dict[str, Any]]:
             counts = np.bincount(labels.codes[on_citation], minlength=3) + np.bincount(
                 labels.pair_only_codes[on_pair], minlength=3
             )
-            pairs = np.union1d(labels.pair_ids[on_citation], labels.pair_only_ids[on_pair])
+            pairs = _distinct_count(np.concatenate([labels.pair_ids[on_citation], labels.pair_only_ids[on_pair]]))
             rows.append(
                 {
                     "judge": judge.name,
                     "kind": judge.kind,
                     "condition": condition,
-                    "topics": len(np.unique(citation_topic[on_citation])),
+                    "topics": _distinct_count(citation_topic[on_citation]),
                     "judged": judged,
                     "unlabelled": max(0, len(material.citation_id) - judged),
-                    "distinct_pairs": len(pairs),
+                    "distinct_pairs": pairs,
                     **{label: int(counts[code]) for code, label in enumerate(LABELS)},
                 }
             )
