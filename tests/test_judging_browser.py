@@ -26,12 +26,19 @@ def _token(page) -> str:
     return page.get_attribute("#pair-card", "data-token") or ""
 
 
+def _ready(page) -> None:
+    """Wait until the page takes keys (htmx has wired up the current card)."""
+    page.wait_for_selector("body[data-judge=ready]", state="attached")
+
+
 def _press_and_wait(page, key: str) -> None:
+    _ready(page)
     before = _token(page)
     page.keyboard.press(key)
     page.wait_for_function(
         "t => { const c = document.getElementById('pair-card'); return c && c.dataset.token !== t; }", arg=before
     )
+    _ready(page)
 
 
 def test_it_lets_an_assessor_judge_by_keyboard_go_back_and_resume_after_a_reload(live_server, page):
@@ -68,7 +75,8 @@ def test_it_lets_an_assessor_judge_by_keyboard_go_back_and_resume_after_a_reload
     assert [p for p, _ in rows[:10]] == judged_pairs
     assert [label for _, label in rows[:10]] == [label for _, label in KEY_LABELS[:10]]
     assert rows[10] == (judged_pairs[-1], "NS")
-    assert all(s is not None and s >= 0 for s in Judgment.objects.values_list("seconds", flat=True))
+    seconds = list(Judgment.objects.order_by("pk").values_list("seconds", flat=True))
+    assert all(s is not None and s >= 0 for s in seconds), seconds
 
 
 def test_it_retries_a_failed_submit_and_stores_it_once(live_server, page):
@@ -101,6 +109,7 @@ def test_it_tells_the_assessor_when_a_submit_still_fails(live_server, page):
     browser_login(page, live_server, "alice")
     page.goto(f"{live_server.url}/judge/{assignment.pk}/")
     page.route("**/submit/", lambda route: route.abort())
+    _ready(page)
 
     page.keyboard.press("1")
 
@@ -132,6 +141,7 @@ def test_it_stores_a_flag_and_comment_typed_on_the_page(live_server, page):
     page.goto(f"{live_server.url}/judge/{assignment.pk}/")
     page.wait_for_selector("#pair-card[data-state=pair]")
 
+    _ready(page)
     page.keyboard.press("x")
     page.keyboard.type("the passage is cut off")
     page.keyboard.press("Escape")
@@ -166,3 +176,20 @@ def test_it_does_not_count_time_while_the_tab_is_hidden(live_server, page):
     # then
     seconds = Judgment.objects.get().seconds
     assert 9 <= seconds <= 11.5
+
+
+def test_it_keeps_the_card_and_says_so_when_the_session_has_expired(live_server, page):
+    assignment = _setup(n_sentences=3)
+    browser_login(page, live_server, "alice")
+    page.goto(f"{live_server.url}/judge/{assignment.pk}/")
+    page.wait_for_selector("#pair-card[data-state=pair]")
+    _ready(page)
+    token = _token(page)
+    page.context.clear_cookies()
+
+    page.keyboard.press("1")
+
+    page.wait_for_selector("#judge-status.error")
+    assert "logged out" in page.inner_text("#judge-status")
+    assert _token(page) == token
+    assert not Judgment.objects.exists()

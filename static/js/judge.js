@@ -60,12 +60,17 @@
       evt.detail.parameters.seconds = (activeMs / 1000).toFixed(2);
     }
   });
+  // Busy from a request until its new card is settled: htmx wires the new form up only then, and a key
+  // pressed earlier would submit the form without htmx.
+  function setBusy(value) {
+    busy = value;
+    document.body.setAttribute("data-judge", value ? "busy" : "ready");
+  }
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
-    busy = true;
+    setBusy(true);
     lastRequest = evt.detail.elt && evt.detail.elt.id === "judge-form" ? "submit" : "other";
   });
   document.body.addEventListener("htmx:afterRequest", function (evt) {
-    busy = false;
     if (evt.detail.successful) {
       if (retries > 0) status("Saved.", "ok");
       else status("");
@@ -73,6 +78,17 @@
     }
   });
   document.body.addEventListener("htmx:afterSwap", function () { resetForCard(); });
+  document.body.addEventListener("htmx:afterSettle", function () { setBusy(false); });
+  // A response that is not a pair card (the login page after the session expired) must not replace the card.
+  document.body.addEventListener("htmx:beforeSwap", function (evt) {
+    var text = evt.detail.serverResponse || "";
+    if (evt.detail.shouldSwap && text.indexOf('id="pair-card"') === -1) {
+      evt.detail.shouldSwap = false;
+      setBusy(false);
+      status("Your answer was NOT saved: you seem to be logged out. Reload the page and log in again.",
+        "error");
+    }
+  });
 
   function retryOrGiveUp(message) {
     if (lastRequest === "submit" && retries < RETRY_DELAYS_MS.length && form()) {
@@ -85,9 +101,9 @@
     status("Your answer was NOT saved: " + message + ". Check your connection and press the key again; " +
       "nothing you saw as saved is lost.", "error");
   }
-  document.body.addEventListener("htmx:sendError", function () { busy = false; retryOrGiveUp("no connection to the server"); });
+  document.body.addEventListener("htmx:sendError", function () { setBusy(false); retryOrGiveUp("no connection to the server"); });
   document.body.addEventListener("htmx:responseError", function (evt) {
-    busy = false;
+    setBusy(false);
     var xhr = evt.detail.xhr;
     if (xhr.status >= 500 || xhr.status === 0) {
       retryOrGiveUp("server error " + xhr.status);
@@ -162,4 +178,7 @@
   });
 
   resetForCard();
+  // htmx wires the page up on DOMContentLoaded, before this (deferred, later-registered) handler runs.
+  document.addEventListener("DOMContentLoaded", function () { setTimeout(function () { setBusy(false); }, 0); });
+  busy = true;
 })();
