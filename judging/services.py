@@ -150,7 +150,9 @@ def campaign_build_pairs(*, campaign: Campaign, allow_missing_text: bool = False
             f"{len(missing)} cited passages have no text: {shown}. Load their text, or build leaving them out.",
             missing_passages=missing,
         )
-    kept = [c for c in citations if c.passage.has_text]
+    # A sentence whose text is missing (NaN in NIST's files) cannot be judged here; its citations are counted.
+    no_sentence_text = [c for c in citations if not normalize_sentence_text(c.sentence.text)]
+    kept = [c for c in citations if c.passage.has_text and normalize_sentence_text(c.sentence.text)]
     # The context shown for a pair: its citation in the highest-priority run, earliest sentence.
     kept.sort(
         key=lambda c: (
@@ -183,6 +185,7 @@ def campaign_build_pairs(*, campaign: Campaign, allow_missing_text: bool = False
         "citations_kept": len(kept),
         "citations_left_out": len(citations) - len(kept),
         "passages_without_text": len(missing),
+        "citations_without_sentence_text": len(no_sentence_text),
         "pairs": len(pool),
         "judgments_saved": len(kept) - len(pool),
     }

@@ -27,7 +27,7 @@ def _norm(text) -> str:
 
 
 def _expected(path, depth, with_text):
-    sentences = uncited = citations = kept = 0
+    sentences = uncited = citations = kept = no_text = 0
     pairs = set()
     for line in path.open():
         row = json.loads(line)
@@ -37,7 +37,8 @@ def _expected(path, depth, with_text):
             uncited += not refs
             for ref in refs[:depth]:
                 citations += 1
-                if ref in with_text:
+                no_text += not _norm(s["text"])
+                if ref in with_text and _norm(s["text"]):
                     kept += 1
                     pairs.add((str(row["topic_id"]), _norm(s["text"]), ref))
     return {
@@ -47,6 +48,7 @@ def _expected(path, depth, with_text):
         "citations_kept": kept,
         "pairs": len(pairs),
         "judgments_saved": kept - len(pairs),
+        "citations_without_sentence_text": no_text,
     }
 
 
@@ -79,6 +81,7 @@ def test_it_builds_one_pair_per_distinct_sentence_and_passage_on_nist_answers(ni
     for key, value in expected.items():
         assert summary[key] == value, key
     assert summary["judgments_saved"] > 0
+    assert summary["citations_without_sentence_text"] > 0
     assert CampaignPair.objects.count() == expected["pairs"]
 
 
@@ -141,6 +144,20 @@ def test_it_treats_text_differing_only_in_unicode_form_and_spaces_as_one_pair(db
 
     assert summary["pairs"] == 1
     assert CampaignPair.objects.get().citation_count == 2
+
+
+def test_it_leaves_out_and_counts_citations_of_sentences_without_text(db):
+    topic = TopicFactory()
+    passage = PassageFactory()
+    answer_build(run=RunFactory(), topic=topic, sentences=[("", [passage]), ("Said.", [passage])])
+    answer_build(run=RunFactory(), topic=topic, sentences=[("  ", [passage])])
+    campaign = services.campaign_create(name="c", runs=Run.objects.all(), topics=[topic])
+
+    summary = services.campaign_build_pairs(campaign=campaign)
+
+    assert summary["citations_without_sentence_text"] == 2
+    assert summary["citations_left_out"] == 2
+    assert list(CampaignPair.objects.values_list("pair__text", flat=True)) == ["Said."]
 
 
 def test_it_rebuilds_to_the_same_pairs_and_keeps_their_judgments(db):

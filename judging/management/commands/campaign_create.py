@@ -61,7 +61,7 @@ class Command(BaseCommand):
             f"  {summary['citations_kept']} citations -> {summary['pairs']} pairs "
             f"({summary['judgments_saved']} judgments saved)\n"
             f"  {summary['citations_left_out']} citations left out ({summary['passages_without_text']} passages "
-            f"without text)"
+            f"without text, {summary['citations_without_sentence_text']} citations of sentences without text)"
         )
 
     def _runs(self, wanted: list[str]) -> list[Run]:
