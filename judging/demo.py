@@ -36,8 +36,9 @@ def load(out: TextIO) -> None:
         )
     out.write(
         f"campaign {CAMPAIGN!r}: {summary['pairs']} pairs from {summary['citations_kept']} citations "
-        f"({summary['judgments_saved']} judgments saved, {summary['citations_left_out']} citations left out for "
-        f"{summary['passages_without_text']} passages without text); assessor {ASSESSOR[0]}: "
+        f"({summary['judgments_saved']} judgments saved; {summary['citations_left_out']} citations left out: "
+        f"{summary['passages_without_text']} passages without text, "
+        f"{summary['citations_without_sentence_text']} sentences without text); assessor {ASSESSOR[0]}: "
         + ", ".join(f"{t} {c}" for t, c in CONDITIONS.items())
         + "\n"
     )
