@@ -81,6 +81,14 @@ start_platform() {
     sleep 0.2
   done
   curl -fs -o /dev/null "http://127.0.0.1:$PORT/accounts/login/" || { log "gunicorn did not start"; exit 1; }
+  # Every gunicorn worker imports the URLconf (and the SDKs behind it) on its first request: not measured.
+  local warm=() pid
+  for _ in $(seq 1 $((WORKERS * 3))); do
+    curl -fs -o /dev/null -H "Authorization: Token $(cat "$OUT/admin_token")" \
+      "http://127.0.0.1:$PORT/api/assignments/?limit=1" &
+    warm+=($!)
+  done
+  for pid in "${warm[@]}"; do wait "$pid" || true; done
   log "platform up on 127.0.0.1:$PORT (gunicorn x$WORKERS, Celery worker, PostgreSQL $BENCH_DB, Redis db $BENCH_REDIS_DB)"
 }
 
