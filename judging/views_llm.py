@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from celery import current_app
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.models import User
@@ -81,7 +80,6 @@ def prelabel(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "rows": _judge_rows(campaign),
         "jobs": campaign_jobs(campaign)[:20],
         "modes": PrelabelMode.choices,
-        "eager": bool(current_app.conf.task_always_eager),
     }
     return render(request, "judging/llm/prelabel.html", context)
 

@@ -57,6 +57,8 @@ class FakeOpenAI:
         self._random = random.Random(self.switches.seed)
         self._lock = threading.Lock()
         self.chat_calls = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
         self.request_times: list[float] = []
         self.paths: Counter[str] = Counter()
         self.faults_served: Counter[str] = Counter()
@@ -105,6 +107,7 @@ class FakeOpenAI:
     def reset_counts(self) -> None:
         with self._lock:
             self.chat_calls = 0
+            self.max_in_flight = 0
             self.request_times.clear()
             self.paths.clear()
             self.faults_served.clear()
@@ -143,6 +146,17 @@ class FakeOpenAI:
             self.chat_calls += 1
             self.request_times.append(time.time())
             self.models[model] += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return self._chat(body, model, fault)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _chat(
+        self, body: dict[str, Any], model: str, fault: str | None
+    ) -> tuple[int, dict[str, str], dict[str, Any] | None]:
         fault = fault or self._next_fault()
         if fault != "ok":
             with self._lock:

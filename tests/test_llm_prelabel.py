@@ -276,3 +276,20 @@ def test_two_judges_keep_their_own_labels(fake_openai, llm_fast):
     assert fake_openai.models == {"gpt-4o": 4, "meta-llama/Llama-3.1-405B": 4}
     assert Judgment.objects.filter(judge=gpt.judge).count() == 4
     assert Judgment.objects.filter(judge=llama.judge).count() == 4
+
+
+def test_a_worker_without_the_key_fails_the_job_and_claims_nothing(llm_fast, monkeypatch):
+    # given a job created where the key is set
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-web-only")
+    campaign = llm_campaign_build(statements=MARKED[:2])
+    llm = services.llm_judge_create(name="gpt-4o", model="gpt-4o", provider=Provider.OPENAI)
+    job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
+    [chunk] = services.prelabel_job_run(job=job, dispatch=False)
+    # when a worker without it runs the chunk
+    monkeypatch.delenv("OPENAI_API_KEY")
+    services.prelabel_chunk_run(job=job, pair_ids=chunk)
+    # then
+    job.refresh_from_db()
+    assert job.status == "failed"
+    assert job.message == "on the worker: OPENAI_API_KEY is not set"
+    assert not LLMResult.objects.exists()

@@ -13,7 +13,7 @@ import pytest
 from django.db import connection
 
 from config.celery import app as celery_app
-from judging.llm import ratelimit, services
+from judging.llm import services
 from judging.models import Judgment, LLMResult, PrelabelJob, Provider
 from tests.factories import llm_campaign_build
 
@@ -89,8 +89,9 @@ def worker_process(name, db_name, fake_url):
     )
 
 
-def test_two_workers_share_one_rate_limit(not_eager, fake_openai):
-    # given two worker processes, and a judge limited to 240 requests a minute (4 a second)
+@pytest.fixture
+def two_workers(not_eager, fake_openai):
+    """Two worker processes (threads pool, 4 each) on this test's database."""
     db_name = connection.settings_dict["NAME"]
     names = [f"llm-{uuid.uuid4().hex[:6]}-{i}" for i in (1, 2)]
     workers = [worker_process(n, db_name, fake_openai.base_url) for n in names]
@@ -102,33 +103,41 @@ def test_two_workers_share_one_rate_limit(not_eager, fake_openai):
                 break
         else:
             pytest.fail("the two workers did not answer")
-        campaign = llm_campaign_build(statements=[f"Claim {i} [PS]." for i in range(40)])
-        llm = services.llm_judge_create(
-            name=f"limited-{uuid.uuid4().hex[:6]}",
-            model="m",
-            provider=Provider.COMPATIBLE,
-            base_url=fake_openai.base_url,
-            max_concurrency=8,
-            requests_per_minute=240,
-        )
-        ratelimit.reset(ratelimit.Budget(key=llm.judge.name, requests_per_minute=240))
-        job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
-        # when the job is split into chunks that both workers take
-        services.prelabel_job_run(job=job, chunk_size=5)
-        wait_for(job, 120)
-        stats = not_eager.control.inspect(timeout=2.0).stats() or {}
+        yield names
     finally:
         for w in workers:
             w.terminate()
         for w in workers:
             w.wait(timeout=30)
-    # then every pair is labelled, both workers worked, and no second saw more than the limit
-    assert LLMResult.objects.filter(judge=llm.judge, status="labelled").count() == 40
-    worked = [
+
+
+def chunk_counts(app, names):
+    stats = app.control.inspect(timeout=2.0).stats() or {}
+    return [
         s["total"].get("judging.tasks.prelabel_chunk", 0) for host, s in stats.items() if host.split("@")[0] in names
     ]
-    assert len(worked) == 2, stats
-    assert all(worked), stats
+
+
+def test_two_workers_share_one_rate_limit(not_eager, fake_openai, two_workers):
+    # given two worker processes, and a judge limited to 240 requests a minute (4 a second)
+    campaign = llm_campaign_build(statements=[f"Claim {i} [PS]." for i in range(40)])
+    llm = services.llm_judge_create(
+        name=f"limited-{uuid.uuid4().hex[:6]}",
+        model="m",
+        provider=Provider.COMPATIBLE,
+        base_url=fake_openai.base_url,
+        max_concurrency=8,
+        requests_per_minute=240,
+    )
+    job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
+    # when the job is split into chunks that both workers take
+    services.prelabel_job_run(job=job, chunk_size=5)
+    wait_for(job, 120)
+    # then every pair is labelled, both workers worked, and no second saw more than the limit
+    assert LLMResult.objects.filter(judge=llm.judge, status="labelled").count() == 40
+    worked = chunk_counts(not_eager, two_workers)
+    assert len(worked) == 2, worked
+    assert all(worked), worked
     # The limiter grants a request some milliseconds before it reaches the server, and that delay
     # varies under load; so the server may see a burst land up to a quarter second early. Without a
     # shared limit, the two workers would send 8 at once.
@@ -137,3 +146,25 @@ def test_two_workers_share_one_rate_limit(not_eager, fake_openai):
     span = max(fake_openai.request_times) - min(fake_openai.request_times)
     assert span >= 40 / 4 - 2
     assert PrelabelJob.objects.get(pk=job.pk).status == "done"
+
+
+def test_two_workers_share_one_concurrency_cap(not_eager, fake_openai, two_workers):
+    # given a judge allowed 3 requests in flight, a server answering in 0.3 s, and two workers that
+    # could run 8 chunks of 3 calls at once
+    fake_openai.switches.latency = 0.3
+    campaign = llm_campaign_build(statements=[f"Claim {i} [FS]." for i in range(30)])
+    llm = services.llm_judge_create(
+        name=f"capped-{uuid.uuid4().hex[:6]}",
+        model="m",
+        provider=Provider.COMPATIBLE,
+        base_url=fake_openai.base_url,
+        max_concurrency=3,
+    )
+    job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
+    # when
+    services.prelabel_job_run(job=job, chunk_size=3)
+    wait_for(job, 120)
+    # then
+    assert LLMResult.objects.filter(judge=llm.judge, status="labelled").count() == 30
+    assert all(chunk_counts(not_eager, two_workers))
+    assert fake_openai.max_in_flight == 3

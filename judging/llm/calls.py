@@ -9,6 +9,7 @@ import email.utils
 import random
 import threading
 import time
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,8 +127,10 @@ class Caller:
         budget: ratelimit.Budget,
         policy: RetryPolicy,
         stop: threading.Event | None = None,
+        lease_seconds: float = 90.0,
     ) -> None:
         self.client = client
+        self.lease_seconds = lease_seconds
         self.model = model
         self.temperature = temperature
         self.budget = budget
@@ -138,22 +141,33 @@ class Caller:
         if self.stop.wait(seconds):
             raise InterruptedError("stopped")
 
+    def _post(self, request: CallRequest) -> Any:
+        with self._slot():
+            ratelimit.acquire(self.budget, tokens=request.estimated_tokens, stop=self.stop)
+            # The SDK's generic `post` (its documented way to reach any endpoint) rather than
+            # `chat.completions.create`: the same auth, Azure deployment routing and typed errors,
+            # at half the CPU per call, which is what bounds a worker at high concurrency.
+            return self.client.post(
+                "/chat/completions",
+                body={"model": self.model, "messages": request.messages, "temperature": self.temperature},
+                cast_to=object,
+            )
+
+    def _slot(self) -> AbstractContextManager[None]:
+        if not self.budget.max_concurrency:
+            return nullcontext()
+        return ratelimit.concurrency_slot(
+            self.budget.key, self.budget.max_concurrency, lease_seconds=self.lease_seconds, stop=self.stop
+        )
+
     def call(self, request: CallRequest) -> CallOutcome:
         last_error = ""
         for attempt in range(1, self.policy.max_attempts + 1):
             if self.stop.is_set():
                 return CallOutcome(request.pair_id, LLMResultStatus.ERROR, error="stopped", attempts=attempt - 1)
-            ratelimit.acquire(self.budget, tokens=request.estimated_tokens, stop=self.stop)
             started = time.monotonic()
             try:
-                # The SDK's generic `post` (its documented way to reach any endpoint) rather than
-                # `chat.completions.create`: the same auth, Azure deployment routing and typed errors,
-                # at half the CPU per call, which is what bounds a worker at high concurrency.
-                response: Any = self.client.post(
-                    "/chat/completions",
-                    body={"model": self.model, "messages": request.messages, "temperature": self.temperature},
-                    cast_to=object,
-                )
+                response = self._post(request)
             except Exception as error:
                 last_error = _describe(error)
                 if not is_transient(error) or attempt == self.policy.max_attempts:

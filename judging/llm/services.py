@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from judging.llm import ratelimit
 from judging.llm.calls import Caller, CallOutcome, CallRequest, RetryPolicy
-from judging.llm.client import ProviderNotConfigured, client_for, provider_check
+from judging.llm.client import ProviderNotConfigured, client_for, provider_check, request_timeout
 from judging.llm.prompt import CURRENT_VERSION, PROMPTS, citation_text, messages_for
 from judging.models import (
     Campaign,
@@ -445,6 +445,12 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
     Worker threads only talk HTTP; this thread writes outcomes in small batches as they arrive.
     """
     llm = llm_config(job.judge)
+    try:
+        client = client_for(llm)
+    except ProviderNotConfigured as error:
+        # The web process had the key, this worker has not: say so rather than leave the job running.
+        prelabel_job_fail(job=job, message=f"on the worker: {error}")
+        return ChunkSummary()
     claim = uuid.uuid4()
     claimed, held = results_claim(
         judge=job.judge,
@@ -460,14 +466,18 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
     requests = call_requests(prompt_version=job.prompt_version, pair_ids=claimed)
     stop = threading.Event()
     caller = Caller(
-        client=client_for(llm),
+        client=client,
         model=llm.model,
         temperature=llm.temperature,
         budget=ratelimit.Budget(
-            key=job.judge.name, requests_per_minute=llm.requests_per_minute, tokens_per_minute=llm.tokens_per_minute
+            key=job.judge.name,
+            requests_per_minute=llm.requests_per_minute,
+            tokens_per_minute=llm.tokens_per_minute,
+            max_concurrency=llm.max_concurrency,
         ),
         policy=retry_policy(),
         stop=stop,
+        lease_seconds=request_timeout() + 30,
     )
     done: queue.SimpleQueue[CallOutcome | None] = queue.SimpleQueue()
 
