@@ -21,8 +21,6 @@ from judging.models import (
     Campaign,
     CampaignPair,
     Condition,
-    Judge,
-    JudgeKind,
     Judgment,
     Label,
     Study,
@@ -396,7 +394,3 @@ def campaign_figures(*, campaign: Campaign, hours: int = 24) -> CampaignFigures:
         per_hour=[(row["hour"], row["n"]) for row in reversed(per_hour)],
         flags=flags,
     )
-
-
-def llm_judges() -> QuerySet[Judge]:
-    return Judge.objects.filter(kind=JudgeKind.LLM).order_by("name")
