@@ -192,6 +192,8 @@ def campaign_build_pairs(*, campaign: Campaign, allow_missing_text: bool = False
     campaign.build_summary = summary
     campaign.built_at = timezone.now()
     campaign.save(update_fields=["build_summary", "built_at"])
+    for assignment in campaign.assignments.select_related("campaign"):
+        assignment_refresh_status(assignment=assignment)
     return summary
 
 

@@ -270,3 +270,25 @@ def test_it_stores_exactly_one_judgment_per_token_under_8_concurrent_threads():
         mine = [r for r in results if r[0] == pair_id]
         assert len({pk for _, pk, _ in mine}) == 1
         assert sum(created for _, _, created in mine) == 1
+
+
+def test_it_reopens_a_finished_assignment_when_a_rebuild_adds_pairs(db):
+    # given a finished assignment
+    campaign = judging_campaign_build(n_sentences=1)
+    assignment = _assign(campaign, UserFactory(username="alice"))
+    _submit_next(assignment)
+    assignment.refresh_from_db()
+    assert assignment.status == AssignmentStatus.DONE
+
+    # when the campaign gets a deeper pool
+    from tests.factories import PassageFactory
+
+    sentence = CampaignPair.objects.get(campaign=campaign).context_citation.sentence
+    sentence.citations.create(slot=1, passage=PassageFactory(), reference_index=1)
+    campaign.depth = 2
+    campaign.save()
+    services.campaign_build_pairs(campaign=campaign)
+
+    # then
+    assignment.refresh_from_db()
+    assert assignment.status == AssignmentStatus.OPEN
