@@ -121,6 +121,16 @@ CASES = [
         [("r.jsonl", jl({"metadata": {"narrative_id": "2024-1"}, "references": REF, "answer": []}))],
         ["r.jsonl:1: metadata.run_id: missing field"],
     ),
+    Case(
+        "missing-2025-narrative-id",
+        [("r.jsonl", jl({"metadata": {"run_id": "team.new"}, "references": REF, "answer": []}))],
+        ["r.jsonl:1: metadata.narrative_id: missing field"],
+    ),
+    Case(
+        "run-id-differs-from-metadata",
+        [("r.jsonl", jl(line(metadata={"run_id": "team.other"})))],
+        ["r.jsonl:1: metadata.run_id: 'team.other' differs from run_id 'team.new'"],
+    ),
     # --- run files: wrong types
     Case(
         "topic-id-not-a-string",
