@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from judging.llm import services
 from judging.llm.prompt import CURRENT_VERSION, PROMPTS
-from judging.llm.selectors import campaign_jobs, imported_label_count, llm_judges, prelabel_progress
+from judging.llm.selectors import campaign_jobs, campaigns_recent, imported_label_count, llm_judges, prelabel_progress
 from judging.models import Campaign, Judge, JudgeKind, PrelabelJob, PrelabelMode, Provider
 from judging.views import organizer_required
 
@@ -50,7 +50,8 @@ def judges(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"LLM judge {llm.judge.name} created.")
             return redirect("judging:llm_judges")
-    return render(request, "judging/llm/judges.html", {"judges": llm_judges(), "form": form})
+    context = {"judges": llm_judges(), "form": form, "campaigns": campaigns_recent()}
+    return render(request, "judging/llm/judges.html", context)
 
 
 def _judge_rows(campaign: Campaign) -> list[dict[str, Any]]:

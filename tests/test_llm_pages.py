@@ -156,3 +156,9 @@ def test_the_api_creates_and_lists_llm_judges(org_client, llm_fast):
 def test_the_api_refuses_an_assessor(client, assessor, llm_fast):
     client.force_login(assessor)
     assert client.get("/api/llm-judges/").status_code == 403
+
+
+def test_the_judges_page_links_each_campaign_to_its_prelabel_page(org_client, llm_fast):
+    campaign = llm_campaign_build(statements=["Claim."], name="trec-2024")
+    page = org_client.get(reverse("judging:llm_judges")).content.decode()
+    assert f'href="{reverse("judging:llm_prelabel", args=[campaign.pk])}">trec-2024</a>' in page

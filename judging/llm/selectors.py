@@ -110,3 +110,7 @@ def imported_label_count(*, campaign: Campaign, judge: Judge) -> int:
     return Judgment.objects.filter(
         judge=judge, pair_id__in=CampaignPair.objects.filter(campaign=campaign).values("pair_id")
     ).count()
+
+
+def campaigns_recent(limit: int = 50) -> QuerySet[Campaign]:
+    return Campaign.objects.select_related("post_edit_judge").order_by("-created_at")[:limit]
