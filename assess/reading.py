@@ -133,24 +133,30 @@ def iter_lines(
         stream: Any = gzip.GzipFile(fileobj=counter) if _is_gzip(path) else io.BufferedReader(counter, 1 << 20)
         last_reported = 0
         number = 0
-        try:
-            for number, data in enumerate(stream, start=1):
-                if progress is not None and counter.count - last_reported >= 256 * 1024:
-                    last_reported = counter.count
-                    progress(offset + counter.count, total)
-                try:
-                    line = data.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise FileUnreadable(
-                        number, f"not UTF-8 text (byte {exc.start + 1} of the line: {exc.reason})"
-                    ) from exc
-                if number == 1 and line.startswith("\ufeff"):
-                    line = line[1:]
-                yield number, line.rstrip("\r\n")
-        except EOFError as exc:
-            raise FileUnreadable(number + 1, f"the file ends early (truncated gzip?): {exc}") from exc
-        except (OSError, zlib.error) as exc:
-            raise FileUnreadable(number + 1, f"cannot read the file: {exc}") from exc
+        lines = iter(stream)
+        while True:
+            # Only the reading is guarded: an error raised by the progress callback stays its own.
+            try:
+                data = next(lines)
+            except StopIteration:
+                break
+            except EOFError as exc:
+                raise FileUnreadable(number + 1, f"the file ends early (truncated gzip?): {exc}") from exc
+            except (OSError, zlib.error) as exc:
+                raise FileUnreadable(number + 1, f"cannot read the file: {exc}") from exc
+            number += 1
+            if progress is not None and counter.count - last_reported >= 256 * 1024:
+                last_reported = counter.count
+                progress(offset + counter.count, total)
+            try:
+                line = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise FileUnreadable(
+                    number, f"not UTF-8 text (byte {exc.start + 1} of the line: {exc.reason})"
+                ) from exc
+            if number == 1 and line.startswith("\ufeff"):
+                line = line[1:]
+            yield number, line.rstrip("\r\n")
     if progress is not None:
         progress(offset + size, total)
 

@@ -7,6 +7,8 @@ import gzip
 import json
 import shutil
 
+import pytest
+
 from assess.models import Passage
 from assess.services import passages_import
 from tests.factories import PassageFactory
@@ -133,3 +135,14 @@ def test_it_reports_a_progress_that_ends_at_the_total(db, data_dir):
     size = (data_dir / NIST_CITED).stat().st_size
     assert seen[-1] == (size, size)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_an_error_of_the_progress_callback_is_not_taken_for_a_bad_file(db, data_dir):
+    # given: a callback whose store is down (ConnectionError is an OSError, like a read error)
+    def progress(done, total):
+        raise ConnectionError("cache is down")
+
+    # when / then
+    with pytest.raises(ConnectionError, match="cache is down"):
+        passages_import(files=[data_dir / NIST_CITED], progress=progress)
+    assert Passage.objects.count() == 0
