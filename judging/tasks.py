@@ -7,6 +7,7 @@ import time
 import openai
 import redis.exceptions
 from celery import current_app, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
@@ -55,7 +56,12 @@ def prelabel_chunk(job_id: int, pair_ids: list[int], round: int = 0) -> int:
     job = _job(job_id)
     if job is None or job.status != PrelabelStatus.RUNNING:
         return 0
-    summary = services.prelabel_chunk_run(job=job, pair_ids=pair_ids)
+    try:
+        summary = services.prelabel_chunk_run(job=job, pair_ids=pair_ids)
+    except SoftTimeLimitExceeded:
+        # What was written stays; the pairs still in flight are taken over once their claim is stale.
+        prelabel_chunk.apply_async((job_id, pair_ids, round + 1), countdown=services.stale_after().total_seconds() + 5)
+        return 0
     if summary.held_elsewhere and round < 3 and not current_app.conf.task_always_eager:
         # Another execution holds some pairs (a duplicate delivery, or a worker that died): look again
         # once its claim would be stale, so that a dead worker's pairs are not left pending.

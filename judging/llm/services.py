@@ -200,7 +200,13 @@ def prelabel_retry_errors(*, job: PrelabelJob, created_by: User | None = None) -
 
 def chunk_size_for(llm: LLMJudge) -> int:
     configured = getattr(settings, "LLM_CHUNK_SIZE", None)
-    return int(configured) if configured else max(100, llm.max_concurrency * 16)
+    if configured:
+        return int(configured)
+    size = max(100, llm.max_concurrency * 16)
+    if llm.requests_per_minute:
+        # About five minutes of the budget, well inside a chunk task's time limit.
+        size = min(size, max(10, llm.requests_per_minute * 5))
+    return size
 
 
 def pairs_to_do(*, job: PrelabelJob) -> list[int]:
