@@ -1059,8 +1059,8 @@ class _CopyWriter:
     It uses the import's own connection (psycopg connections may be shared between threads; each thread has
     its own cursor), so everything stays in the one transaction and a rejection rolls it all back. Ids are
     taken from the tables' sequences up front, so answers, sentences and citations need no round trip to
-    learn their keys. The assess foreign keys are made IMMEDIATE for the import: their checks, the larger part
-    of the server's work, then run at the end of each COPY, alongside the parsing, instead of all at commit.
+    learn their keys. The assess foreign keys are made IMMEDIATE for the import: their checks, about half of
+    the server's work, then run at the end of each COPY, alongside the parsing, instead of all at commit.
     """
 
     def __init__(self) -> None:
