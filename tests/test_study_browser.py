@@ -17,8 +17,14 @@ def _token(page) -> str:
     return page.get_attribute("#pair-card", "data-token") or ""
 
 
+def _ready(page) -> None:
+    # judge.js ignores keys while a request is in flight (body[data-judge=busy]).
+    page.wait_for_selector("body[data-judge=ready]", state="attached")
+
+
 def _press_and_wait(page, key: str) -> None:
     before = _token(page)
+    _ready(page)
     page.keyboard.press(key)
     page.wait_for_function(
         "t => { const c = document.getElementById('pair-card'); return c && c.dataset.token !== t; }", arg=before
@@ -41,7 +47,9 @@ def test_an_adjudicator_rejudges_the_sample_blind_by_keyboard(live_server, page)
     browser_login(page, live_server, "carol")
 
     # when carol starts from her assignments page and judges every pair with the keyboard
-    page.keyboard.press("Enter")
+    page.wait_for_selector("#start:focus")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
     served: dict[int, list[int]] = {}
     keys = iter(["1", "2", "3", "n", "p", "f", "1"])
     for assignment in assignments:
@@ -59,7 +67,9 @@ def test_an_adjudicator_rejudges_the_sample_blind_by_keyboard(live_server, page)
             served[assignment.pk].append(int(page.get_attribute("input[name=pair_id]", "value")))
             _press_and_wait(page, next(keys))
         assert "finished" in page.inner_text("#pair-card")
-        page.keyboard.press("Enter")
+        _ready(page)
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
 
     # then the pairs came in the study's shuffled order, and each was stored once as an adjudication
     assert served == expected
