@@ -67,7 +67,7 @@ class _Label:
     file: str
     line: int
     judge: str
-    kind: str
+    kind: str  # "" when neither the options nor the row say: an existing judge keeps its kind
     topic_id: str
     run_id: str
     sentence_index: int
@@ -161,7 +161,7 @@ def _read_nist(
     """Read the labels of one NIST file; return the (run, topic) of each line it imports."""
     report = state.report
     judge = options.judge or ""
-    kind = options.kind or JudgeKind.HUMAN
+    kind = options.kind or ""
     condition = options.condition or ""
     lines: dict[int, tuple[str, str]] = {}
     for number, obj in read_json_lines(report, f.path, f.name, progress=progress, offset=offset, total=total):
@@ -338,8 +338,8 @@ def _read_exchange(
         if not isinstance(judge, str) or not judge.strip():
             report.error(f.name, number, "judge", "missing field (or give a judge name with --judge)")
             judge = ""
-        kind = options.kind or (row.get("judge_kind") or JudgeKind.HUMAN)
-        if kind not in JudgeKind.values:
+        kind = options.kind or (row.get("judge_kind") or "")
+        if kind and kind not in JudgeKind.values:
             report.error(f.name, number, "judge_kind", f"expected human or llm, got {kind!r}")
         condition = options.condition or (row.get("condition") or "")
         if condition not in Condition.values and condition != "":
@@ -358,7 +358,7 @@ def _read_exchange(
         if options.topics is not None and topic not in options.topics:
             continue
         name = judge.strip()
-        if name in state.judge_kinds and state.judge_kinds[name][0] != kind:
+        if kind and name in state.judge_kinds and state.judge_kinds[name][0] != kind:
             first_kind, first_file, first_line = state.judge_kinds[name]
             report.error(
                 f.name,
@@ -367,7 +367,8 @@ def _read_exchange(
                 f"judge {name} is {kind} here but {first_kind} at {first_file}:{first_line}",
             )
             continue
-        state.judge_kinds.setdefault(name, (kind, f.name, number))
+        if kind:
+            state.judge_kinds.setdefault(name, (kind, f.name, number))
         state.labels.append(
             _Label(
                 file=f.name,
@@ -550,17 +551,18 @@ def _collapse_duplicates(state: _State, resolved: list[_Resolved]) -> list[_Reso
 def _judges_ensure(state: _State) -> dict[str, Judge]:
     wanted: dict[str, tuple[str, _Label]] = {}
     for lab in state.labels:
-        wanted.setdefault(lab.judge, (lab.kind, lab))
+        if lab.judge not in wanted or (lab.kind and not wanted[lab.judge][0]):
+            wanted[lab.judge] = (lab.kind, lab)
     existing = {j.name: j for j in Judge.objects.filter(name__in=wanted)}
     judges: dict[str, Judge] = {}
     for name, (kind, lab) in wanted.items():
         judge = existing.get(name)
-        if judge is not None and judge.kind != kind:
+        if judge is not None and kind and judge.kind != kind:
             state.report.error(
                 lab.file, lab.line, "judge_kind", f"judge {name} exists as a {judge.kind} judge, not {kind}"
             )
             continue
-        judges[name] = judge or Judge(name=name, kind=kind)
+        judges[name] = judge or Judge(name=name, kind=kind or JudgeKind.HUMAN)
     return judges
 
 

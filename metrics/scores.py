@@ -6,7 +6,7 @@ labels of those citations in slot order (None: the citation exists but is not ju
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -108,11 +108,6 @@ def support_arrays(
     return AnswerSupport(precision, recall, answer_judged.astype(int), sentence_counts)
 
 
-def judged_topics(answers: Iterable[AnswerScore]) -> list[str]:
-    """The topics on which the judge labelled at least one citation."""
-    return sorted({a.topic_id for a in answers if a.judged})
-
-
 @dataclass(frozen=True)
 class TopicMatrix:
     """Per (run, topic) scores as arrays, rows in `runs` order, columns in `topics` order; 0 where no answer."""
@@ -122,19 +117,6 @@ class TopicMatrix:
     precision: np.ndarray
     recall: np.ndarray
     sentences: np.ndarray
-
-
-def topic_matrix(answers: Iterable[AnswerScore], *, runs: Sequence[str], topics: Sequence[str]) -> TopicMatrix:
-    run_index = {r: i for i, r in enumerate(runs)}
-    topic_index = {t: i for i, t in enumerate(topics)}
-    shape = (len(runs), len(topics))
-    precision, recall, sentences = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-    for a in answers:
-        i, j = run_index.get(a.run_id), topic_index.get(a.topic_id)
-        if i is None or j is None:
-            continue
-        precision[i, j], recall[i, j], sentences[i, j] = a.precision, a.recall, a.sentences
-    return TopicMatrix(list(runs), list(topics), precision, recall, sentences)
 
 
 def run_scores(
@@ -159,10 +141,3 @@ def run_scores(
             )
         )
     return sorted(scores, key=lambda s: (-s.weighted_precision, -s.weighted_recall, s.run_id))
-
-
-def label_counts(labels: Iterable[str | None]) -> dict[str, int]:
-    counts = {"FS": 0, "PS": 0, "NS": 0, "not_judged": 0}
-    for label in labels:
-        counts[label if label is not None else "not_judged"] += 1
-    return counts

@@ -20,10 +20,10 @@ from django.db import connection
 from django.db.models import Case, Count, IntegerField, Max, Q, Value, When
 from django.db.models.functions import Coalesce
 
-from assess.models import Answer, Citation, Passage, Run, Sentence, Topic
+from assess.models import Answer, Citation, Passage, Run, Sentence
 from judging.models import Campaign, CampaignPair, Condition, Judge, JudgeKind, Judgment, Pair
 from judging.services import normalize_sentence_text, text_hash
-from metrics.scores import LABELS, AnswerLabels, AnswerSupport, support_arrays
+from metrics.scores import LABELS, AnswerSupport, support_arrays
 
 HUMAN = "human"  # the judge name that means every human judge together
 CACHE_SECONDS = 3600
@@ -529,25 +529,6 @@ def answer_support(material: Material, labels: Labels) -> AnswerSupport:
     )
 
 
-def answer_labels(material: Material, labels: Labels) -> list[AnswerLabels]:
-    """Plain per-answer data for `metrics.scores.answer_score`: labels by sentence, in slot order."""
-    cited: dict[int, dict[int, list[str | None]]] = {}
-    for i, (answer_id, sentence_index) in enumerate(
-        zip(material.citation_answer.tolist(), material.citation_sentence_index.tolist(), strict=True)
-    ):
-        code = int(labels.codes[i])
-        cited.setdefault(answer_id, {}).setdefault(sentence_index, []).append(LABELS[code] if code >= 0 else None)
-    return [
-        AnswerLabels(
-            topic_id=topic_id,
-            run_id=run_id,
-            sentence_count=n,
-            cited=tuple(tuple(v) for v in cited.get(answer_id, {}).values()),
-        )
-        for answer_id, (topic_id, run_id, n) in material.answers.items()
-    ]
-
-
 # --- Table 3: descriptive statistics -----------------------------------------------------------------
 
 
@@ -780,8 +761,3 @@ def nist_rows(*, scope: Scope, judge: str) -> Iterator[dict[str, Any]]:
                     for i, text in enumerate(texts.get(answer_id, []))
                 ],
             }
-
-
-def topic_list_for(scope: Scope) -> list[str]:
-    qs = Topic.objects.filter(answers__in=_answers_in(scope)).distinct().order_by("topic_id")
-    return list(qs.values_list("topic_id", flat=True))

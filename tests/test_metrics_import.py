@@ -242,3 +242,41 @@ def test_the_command_prints_every_error_and_fails(db, tmp_path, excerpts):
     # when / then
     with pytest.raises(CommandError, match="nothing was imported"):
         call_command("import_judgments", str(bad), format="exchange", verbosity=0)
+
+
+def test_it_keeps_an_existing_judges_kind_when_the_file_does_not_say(db, tmp_path, excerpts):
+    # given
+    nist_import(excerpts / WITHOUT)
+    exchange(
+        tmp_path,
+        f"topic_id,run_id,sentence_index,citation_slot,label\n2024-32912,{ZEPH},0,0,FS\n",
+        judge="gpt",
+        kind="llm",
+    )
+
+    # when
+    report = exchange(
+        tmp_path, f"topic_id,run_id,sentence_index,citation_slot,label\n2024-32912,{ZEPH},1,0,NS\n", judge="gpt"
+    )
+
+    # then
+    assert report.counts["judgments"] == 1
+    assert Judgment.objects.filter(judge__name="gpt", judge__kind="llm").count() == 2
+
+
+def test_it_rejects_a_kind_that_contradicts_an_existing_judge(db, tmp_path, excerpts):
+    # given
+    nist_import(excerpts / WITHOUT)
+
+    # when
+    with pytest.raises(ImportRejected) as exc:
+        exchange(
+            tmp_path,
+            f"topic_id,run_id,sentence_index,citation_slot,label\n2024-32912,{ZEPH},1,0,NS\n",
+            judge="nist",
+            kind="llm",
+        )
+
+    # then
+    (error,) = exc.value.report.errors
+    assert (error.line, error.field) == (2, "judge_kind")

@@ -47,7 +47,7 @@ class Command(BaseCommand):
         labels = report["labels"]
         w = self.stdout.write
         w(
-            f"{report['a']} (rows) vs {report['b']} (columns), depth {report['depth']}: {labels['n']} citations both labelled"
+            f"{report['a']} (rows) vs {report['b']} (columns), depth {report['depth'] or 'every citation'}: {labels['n']} citations both labelled"
         )
         w(f"{'':>4} " + " ".join(f"{lab:>14}" for lab in labels["labels"]))
         for lab, counts, percents in zip(labels["labels"], labels["matrix"], labels["matrix_percent"], strict=True):
