@@ -140,11 +140,6 @@ def study_create(
     return study
 
 
-def study_delete(*, study: Study) -> None:
-    """Drop a study and its sample. Its adjudication assignments and their judgments stay (append-only)."""
-    study.delete()
-
-
 # --- adjudication ---------------------------------------------------------------------------------
 
 
@@ -156,8 +151,8 @@ def study_assign(*, study: Study, assessor: User, topics: Iterable[Topic] | None
     Refused for an assessor who already labelled one of the sampled pairs (they would not be independent),
     or whose adjudication assignment for a topic already re-judges another study of the campaign."""
     sampled_topics = set(StudyItem.objects.filter(study=study).values_list("topic_id", flat=True))
-    chosen = [t for t in (topics if topics is not None else study.campaign.topics.order_by("topic_id"))]
-    chosen = [t for t in chosen if t.pk in sampled_topics]
+    candidates = topics if topics is not None else study.campaign.topics.order_by("topic_id")
+    chosen = [t for t in candidates if t.pk in sampled_topics]
     if not chosen:
         raise StudyError("the study has no sampled pairs in these topics")
     judge = services.assessor_judge(user=assessor)

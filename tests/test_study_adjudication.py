@@ -196,3 +196,12 @@ def test_the_adjudicators_judgments_hold_no_shown_label(world):
     assert body["judgment"]["shown_label"] == ""
     assert body["judgment"]["label_changed"] is None
     assert json.dumps(body).count(LLM_NAME) == 0
+
+
+def test_it_refuses_to_give_one_adjudication_assignment_to_two_studies(world):
+    # given a second study of the same campaign
+    other = study_create(campaign=world["campaign"], a=HUMAN_NAME, b=LLM_NAME, per_topic=3, seed=12)
+    # when / then: carol's adjudication of these topics already re-judges the first study
+    with pytest.raises(StudyError, match=f"already re-judges study #{world['study'].pk}"):
+        study_assign(study=other, assessor=world["carol"])
+    assert other.assignments.count() == 0
