@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Case, Count, IntegerField, Max, Q, Value, When
+from django.db.models import Case, Count, Exists, IntegerField, Max, OuterRef, Q, Value, When
 from django.db.models.functions import Coalesce
 
 from assess.models import Answer, Citation, Passage, Run, Sentence
@@ -559,7 +559,8 @@ def _support_stats(scope: Scope) -> list[dict[str, Any]]:
             dtype=np.int64,
         )
     rows = []
-    for judge in Judge.objects.filter(judgments__isnull=False).distinct().order_by("kind", "name"):
+    judged = Judge.objects.filter(Exists(Judgment.objects.filter(judge_id=OuterRef("pk"))))
+    for judge in judged.order_by("kind", "name"):
         labels = citation_labels(JudgeSelection(judge.name, (judge.pk,), judge.kind), material)
         direct = labels.direct
         only = ~np.isin(labels.pair_only_ids, labels.pair_ids[direct])
