@@ -559,8 +559,8 @@ def _support_stats(scope: Scope) -> list[dict[str, Any]]:
             dtype=np.int64,
         )
     rows = []
-    judged = Judge.objects.filter(Exists(Judgment.objects.filter(judge_id=OuterRef("pk"))))
-    for judge in judged.order_by("kind", "name"):
+    judges = Judge.objects.filter(Exists(Judgment.objects.filter(judge_id=OuterRef("pk"))))
+    for judge in judges.order_by("kind", "name"):
         labels = citation_labels(JudgeSelection(judge.name, (judge.pk,), judge.kind), material)
         direct = labels.direct
         only = ~np.isin(labels.pair_only_ids, labels.pair_ids[direct])
