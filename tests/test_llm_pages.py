@@ -162,3 +162,34 @@ def test_the_judges_page_links_each_campaign_to_its_prelabel_page(org_client, ll
     campaign = llm_campaign_build(statements=["Claim."], name="trec-2024")
     page = org_client.get(reverse("judging:llm_judges")).content.decode()
     assert f'href="{reverse("judging:llm_prelabel", args=[campaign.pk])}">trec-2024</a>' in page
+
+
+def test_labels_of_another_llm_imported_through_the_exchange_format_show_as_a_label_source(
+    org_client, llm_fast, tmp_path
+):
+    # given a campaign and an exchange file from an LLM judged elsewhere (the shared importer)
+    import json
+
+    from judging.imports import JudgmentFormat, judgments_import
+
+    campaign = llm_campaign_build(statements=["Claim one.", "Claim two."])
+    cp = campaign.campaign_pairs.select_related("context_citation__sentence__answer__run", "topic").first()
+    citation = cp.context_citation
+    row = {
+        "topic_id": cp.topic.topic_id,
+        "run_id": citation.sentence.answer.run.run_id,
+        "sentence_index": citation.sentence.index,
+        "citation_slot": citation.slot,
+        "judge": "opus-4.8-nist",
+        "judge_kind": "llm",
+        "label": "PS",
+    }
+    path = tmp_path / "opus.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    # when it is imported
+    judgments_import(files=[path], fmt=JudgmentFormat.EXCHANGE)
+    # then the pre-label page lists the judge as an imported source, with its label, and nothing to call
+    page = org_client.get(reverse("judging:llm_prelabel", args=[campaign.pk])).content.decode()
+    assert Judge.objects.get(name="opus-4.8-nist").kind == "llm"
+    assert "Imported label source: <b>1</b>" in page
+    assert "Pre-label with opus-4.8-nist" not in page
