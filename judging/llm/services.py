@@ -215,9 +215,12 @@ def pairs_to_do(*, job: PrelabelJob) -> list[int]:
     if not job.retry_errors:
         done |= Q(status=LLMResultStatus.ERROR)
     finished = set(
-        LLMResult.objects.filter(done, judge=job.judge, prompt_version=job.prompt_version).values_list(
-            "pair_id", flat=True
-        )
+        LLMResult.objects.filter(
+            done,
+            judge=job.judge,
+            prompt_version=job.prompt_version,
+            pair_id__in=CampaignPair.objects.filter(campaign=job.campaign_id).values("pair_id"),
+        ).values_list("pair_id", flat=True)
     )
     return [pid for pid in campaign_pair_ids(job.campaign) if pid not in finished]
 
