@@ -68,8 +68,10 @@ class Run(models.Model):
 
 
 class Answer(models.Model):
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="answers")
-    topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="answers")
+    # The composite unique constraints and indexes below lead with these columns, so the
+    # single-column foreign-key indexes would only slow the bulk import down.
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="answers", db_index=False)
+    topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="answers", db_index=False)
     references = models.JSONField(default=list, help_text="Ordered passage ids; citations index into it.")
     response_length = models.PositiveIntegerField(null=True, blank=True)
 
@@ -83,7 +85,7 @@ class Answer(models.Model):
 
 
 class Sentence(models.Model):
-    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="sentences")
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="sentences", db_index=False)
     index = models.PositiveIntegerField()
     text = models.TextField(blank=True, default="")
 
@@ -98,9 +100,9 @@ class Sentence(models.Model):
 class Citation(models.Model):
     """A sentence's citation: `slot` 0 is the first citation as the run listed them."""
 
-    sentence = models.ForeignKey(Sentence, on_delete=models.CASCADE, related_name="citations")
+    sentence = models.ForeignKey(Sentence, on_delete=models.CASCADE, related_name="citations", db_index=False)
     slot = models.PositiveIntegerField()
-    passage = models.ForeignKey(Passage, on_delete=models.PROTECT, related_name="citations")
+    passage = models.ForeignKey(Passage, on_delete=models.PROTECT, related_name="citations", db_index=False)
     reference_index = models.PositiveIntegerField(help_text="Index into the answer's references.")
 
     class Meta:
