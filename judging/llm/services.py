@@ -306,21 +306,26 @@ def results_claim(
 ) -> tuple[list[int], int]:
     """Claim the pairs that nobody finished or holds; return (claimed pair ids, pairs held by a live claim)."""
     now = timezone.now()
-    LLMResult.objects.bulk_create(
-        [
-            LLMResult(
-                judge=judge,
-                prompt_version=prompt_version,
-                pair_id=pid,
-                status=LLMResultStatus.PENDING,
-                claim=claim,
-                attempts=0,
-            )
-            for pid in pair_ids
-        ],
-        ignore_conflicts=True,
-        batch_size=1000,
-    )
+    if connection.vendor == "postgresql":
+        _results_insert_pending_postgresql(
+            judge=judge, prompt_version=prompt_version, pair_ids=pair_ids, claim=claim, now=now
+        )
+    else:
+        LLMResult.objects.bulk_create(
+            [
+                LLMResult(
+                    judge=judge,
+                    prompt_version=prompt_version,
+                    pair_id=pid,
+                    status=LLMResultStatus.PENDING,
+                    claim=claim,
+                    attempts=0,
+                )
+                for pid in pair_ids
+            ],
+            ignore_conflicts=True,
+            batch_size=1000,
+        )
     claimable = Q(status=LLMResultStatus.PENDING, updated_at__lt=now - stale_after())
     if retry_errors:
         claimable |= Q(status=LLMResultStatus.ERROR)
@@ -329,6 +334,23 @@ def results_claim(
     claimed = list(mine.filter(status=LLMResultStatus.PENDING, claim=claim).values_list("pair_id", flat=True))
     held = mine.filter(status=LLMResultStatus.PENDING).exclude(claim=claim).count()
     return claimed, held
+
+
+def _results_insert_pending_postgresql(
+    *, judge: Judge, prompt_version: str, pair_ids: Sequence[int], claim: uuid.UUID, now: object
+) -> None:
+    """The pending rows of a chunk in one statement (an ORM bulk_create costs more CPU than the calls'
+    own bookkeeping at high concurrency)."""
+    table = LLMResult._meta.db_table
+    sql = (
+        f"INSERT INTO {table} (judge_id, prompt_version, pair_id, status, label, raw_output, error, latency_ms, "
+        "input_tokens, output_tokens, cost, attempts, claim, created_at, updated_at) "
+        "SELECT %s, %s, pair_id, %s, '', '', '', NULL, 0, 0, 0, 0, %s, %s, %s FROM unnest(%s::bigint[]) AS pair_id "
+        "ON CONFLICT (judge_id, prompt_version, pair_id) DO NOTHING"
+    )
+    params: list[Any] = [judge.pk, prompt_version, LLMResultStatus.PENDING.value, claim, now, now, list(pair_ids)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
 
 
 def cost_of(llm: LLMJudge, *, input_tokens: int, output_tokens: int, batch: bool = False) -> Decimal:
@@ -472,7 +494,6 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
     if not claimed:
         prelabel_job_refresh(job=job)
         return summary
-    requests = call_requests(prompt_version=job.prompt_version, pair_ids=claimed)
     stop = threading.Event()
     caller = Caller(
         client=client,
@@ -491,7 +512,7 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
     done: queue.SimpleQueue[CallOutcome | None] = queue.SimpleQueue()
 
     all_done = threading.Event()
-    remaining = [len(requests)]
+    remaining = [len(claimed)]
     counter = threading.Lock()
 
     def run(request: CallRequest) -> None:
@@ -509,7 +530,14 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
                     all_done.set()
 
     executor = ThreadPoolExecutor(max_workers=llm.max_concurrency, thread_name_prefix="llm-call")
-    futures: list[Future[None]] = [executor.submit(run, r) for r in requests]
+    futures: list[Future[None]] = []
+    # The first calls start while the rest of the prompts are built.
+    head = max(2 * llm.max_concurrency, 20)
+    for part in (claimed[:head], claimed[head:]):
+        built = call_requests(prompt_version=job.prompt_version, pair_ids=part) if part else []
+        with counter:
+            remaining[0] -= len(part) - len(built)
+        futures.extend(executor.submit(run, r) for r in built)
     buffer: list[CallOutcome] = []
     received = 0
     try:
