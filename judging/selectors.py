@@ -47,6 +47,11 @@ LABEL_NAMES: dict[str, str] = dict(Label.choices)
 # --- queues ---------------------------------------------------------------------------------------
 
 
+def assignment_pool(*, assignment: Assignment) -> QuerySet[CampaignPair]:
+    """Every pair this assignment may judge (its queue before held-back and done pairs are taken out)."""
+    return _topic_pool(assignment)
+
+
 def _topic_pool(assignment: Assignment) -> QuerySet[CampaignPair]:
     pool = CampaignPair.objects.filter(campaign_id=assignment.campaign_id, topic_id=assignment.topic_id)
     study_id = _study_of(assignment)

@@ -31,7 +31,7 @@ from judging.models import (
     Label,
     Pair,
 )
-from judging.selectors import assignment_held_back_count, assignment_pending, llm_label_of
+from judging.selectors import assignment_held_back_count, assignment_pending, assignment_pool, llm_label_of
 from judging.tokens import submission_token
 
 _SPACE = re.compile(r"\s+")
@@ -327,7 +327,8 @@ def _submission_check(*, assignment: Assignment, pair_id: int, label: str, token
         .values("n")
     )
     cp = (
-        CampaignPair.objects.filter(campaign_id=assignment.campaign_id, topic_id=assignment.topic_id, pair_id=pair_id)
+        assignment_pool(assignment=assignment)
+        .filter(pair_id=pair_id)
         .annotate(done=Coalesce(Subquery(judged_before, output_field=IntegerField()), 0))
         .values("context_citation_id", "done")
         .first()

@@ -12,6 +12,7 @@ from django.test import Client
 from judging import selectors, services
 from judging.models import Assignment, CampaignPair, Condition, Judgment, StudyItem
 from judging.study import StudyError, study_assign, study_create
+from judging.tokens import submission_token
 from tests.factories import UserFactory, study_campaign_build, study_labels_seed
 
 CSRF = re.compile(r'(csrfmiddlewaretoken" value="|X-CSRFToken": ")[^"]+')
@@ -205,3 +206,23 @@ def test_it_refuses_to_give_one_adjudication_assignment_to_two_studies(world):
     with pytest.raises(StudyError, match=f"already re-judges study #{world['study'].pk}"):
         study_assign(study=other, assessor=world["carol"])
     assert other.assignments.count() == 0
+
+
+def test_it_refuses_a_submit_for_a_topic_pair_outside_the_study_sample(world):
+    # given: a pair of the adjudicated topic that the study did not sample, with a token the server could issue
+    assignment = world["assignments"][0]
+    sampled = set(
+        StudyItem.objects.filter(study=world["study"], topic_id=assignment.topic_id).values_list("pair_id", flat=True)
+    )
+    outside = (
+        CampaignPair.objects.filter(campaign=world["campaign"], topic_id=assignment.topic_id)
+        .exclude(pair_id__in=sampled)
+        .values_list("pair_id", flat=True)
+        .first()
+    )
+    assert outside is not None
+    token = submission_token(assignment_id=assignment.pk, pair_id=outside, nth=0)
+    # when / then
+    with pytest.raises(services.SubmissionRejected):
+        services.judgment_submit(assignment=assignment, pair_id=outside, label="FS", token=token)
+    assert not Judgment.objects.filter(assignment=assignment).exists()
