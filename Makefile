@@ -35,3 +35,7 @@ bench-prelabel:
 .PHONY: bench-assessor
 bench-assessor:
 	bash scripts/venv.sh test && bash bench/assessor_load.sh
+
+.PHONY: bench-metrics
+bench-metrics:
+	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/metrics.py
