@@ -5,6 +5,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from judging.llm import admin as _llm_admin  # noqa: F401  (registers the LLM judge, result and job admins)
 from judging.models import Assignment, Campaign, Judge, Judgment
 
 
