@@ -122,6 +122,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+# Serve from the app and project static folders when `collectstatic` has not been run (demo, tests).
+WHITENOISE_USE_FINDERS = True
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", DATA_DIR / "uploads"))
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
