@@ -293,7 +293,10 @@ def _with_card_data(qs: QuerySet[CampaignPair], assignment: Assignment) -> Query
 
 def queue_state(*, assignment: Assignment) -> QueueState:
     """The next pair to judge (resuming where the assessor was), with progress."""
-    cp = _with_card_data(assignment_pending(assignment=assignment), assignment).first()
+    # The next pair's id first (a narrow sort of the pending pairs), then its card: joining every pending pair's
+    # passage and sentence before sorting cost 0.5 s a call on a topic of 10,000 pairs.
+    pk = assignment_pending(assignment=assignment).values_list("pk", flat=True).first()
+    cp = _with_card_data(CampaignPair.objects.filter(pk=pk), assignment).first() if pk is not None else None
     # A pending pair has no judgment from this assignment yet: its token is the 0th.
     card = _card(assignment, cp, nth=0, shown=getattr(cp, "llm_label", None) or "") if cp is not None else None
     return _state(assignment, card)
