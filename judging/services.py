@@ -18,6 +18,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from assess.models import Citation, Run, Sentence, Topic
+from assess.services import tables_analyze
 from judging.guidelines import DEFAULT_GUIDELINES
 from judging.models import (
     Assignment,
@@ -175,6 +176,7 @@ def campaign_build_pairs(*, campaign: Campaign, allow_missing_text: bool = False
             )
     CampaignPair.objects.filter(campaign=campaign).delete()
     CampaignPair.objects.bulk_create(pool.values(), batch_size=2000)
+    tables_analyze(models=[CampaignPair, Pair])
     summary: dict[str, Any] = {
         "runs": len(run_ids),
         "topics": len(topic_ids),
