@@ -39,3 +39,8 @@ bench-assessor:
 .PHONY: bench-metrics
 bench-metrics:
 	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/metrics.py
+
+# Label Studio CE first (installed once under /tmp/lsbench by the peer harness), then ours, then the ratios.
+.PHONY: bench-assessor-ls
+bench-assessor-ls:
+	bash scripts/venv.sh test && bash scripts/services.sh && WITH_LABELSTUDIO=1 bash bench/assessor_load.sh

@@ -7,6 +7,9 @@
 #   MODES="get piggyback" bash bench/assessor_load.sh   # also: submit's response carries the next pair
 #   CONCURRENCY=1,2 ITERS=5,5 LOAD_TASKS=200 bash bench/assessor_load.sh   # a smoke run
 #   bash bench/assessor_load.sh -- --keepalive      # anything after -- goes to bench.py
+#   WITH_LABELSTUDIO=1 bash bench/assessor_load.sh  # first run Label Studio CE itself (the peer's run.sh:
+#                                                   # installs it once under /tmp/lsbench, PostgreSQL + uwsgi,
+#                                                   # same phases), then ours, and the ratios against that run
 #
 # Fresh PostgreSQL database ($BENCH_DB, default assess_loadbench, dropped and created), Redis db $BENCH_REDIS_DB
 # (default 7) as Celery broker and cache, a Celery worker (solo pool: the import jobs), gunicorn with
@@ -33,6 +36,16 @@ MODES=${MODES:-get}
 ASSESSORS=${ASSESSORS:-20}
 EXTRA=()
 if [ "${1:-}" = "--" ]; then shift; EXTRA=("$@"); fi
+
+if [ "${WITH_LABELSTUDIO:-0}" = 1 ]; then
+  # The two never run at the same time: 2 cores. Label Studio first, stopped by its own run.sh.
+  echo "assessor_load: running Label Studio CE with the peer's run.sh (phases $PHASES)" >&2
+  LS_DIR=${LSB_DIR:-/tmp/lsbench}
+  bash "$PEER/run.sh" postgres uwsgi -- --phases "$PHASES" --concurrency "$CONCURRENCY" --iters "$ITERS" \
+    --load-tasks "$LOAD_TASKS" --import-sizes "$IMPORT_SIZES" --export-n "$EXPORT_N" >&2
+  LS_BASE=$(ls -t "$LS_DIR"/results/postgres-uwsgi-*.jsonl | head -n 1)
+  echo "assessor_load: Label Studio result $LS_BASE" >&2
+fi
 
 OUT=$ROOT/var/loadbench
 STAMP=$(date -u +%Y%m%d-%H%M%S)
