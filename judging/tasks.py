@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import openai
 import redis.exceptions
@@ -70,15 +71,19 @@ def prelabel_chunk(job_id: int, pair_ids: list[int], round: int = 0) -> int:
     return summary.written
 
 
-@shared_task(
-    autoretry_for=BATCH_TRANSIENT,
-    soft_time_limit=600,
-    time_limit=660,
-    acks_late=True,
-    retry_backoff=True,
-    retry_jitter=True,
-    max_retries=5,
-)
+# The Batch API tasks: a submit or a poll is short, and its failures (network, 5xx) are worth a few retries.
+BATCH_TASK_OPTIONS: dict[str, Any] = {
+    "autoretry_for": BATCH_TRANSIENT,
+    "soft_time_limit": 600,
+    "time_limit": 660,
+    "acks_late": True,
+    "retry_backoff": True,
+    "retry_jitter": True,
+    "max_retries": 5,
+}
+
+
+@shared_task(**BATCH_TASK_OPTIONS)
 def prelabel_batch_submit(job_id: int) -> str:
     job = _job(job_id)
     if job is None or job.status != PrelabelStatus.RUNNING:
@@ -93,15 +98,7 @@ def poll_interval() -> float:
     return float(getattr(settings, "LLM_BATCH_POLL_SECONDS", 30))
 
 
-@shared_task(
-    autoretry_for=BATCH_TRANSIENT,
-    soft_time_limit=600,
-    time_limit=660,
-    acks_late=True,
-    retry_backoff=True,
-    retry_jitter=True,
-    max_retries=5,
-)
+@shared_task(**BATCH_TASK_OPTIONS)
 def prelabel_batch_poll(job_id: int) -> bool:
     job = _job(job_id)
     if job is None or job.status != PrelabelStatus.RUNNING:

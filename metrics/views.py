@@ -161,30 +161,21 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             "agreement": agreement,
             "labels": labels,
             "heatmap": plots.heatmap(labels["matrix"], labels["matrix_percent"], labels["labels"], a=name_a, b=name_b),
-            "scatter_precision": plots.scatter(
-                title="Weighted precision",
-                tau=agreement["tau"]["precision"],
-                run_ids=runs["run_id"],
-                run_x=runs["precision_a"],
-                run_y=runs["precision_b"],
-                topic_ids=topics["topic_id"],
-                topic_x=topics["precision_a"],
-                topic_y=topics["precision_b"],
-                x_label=name_a,
-                y_label=name_b,
-            ),
-            "scatter_recall": plots.scatter(
-                title="Weighted recall",
-                tau=agreement["tau"]["recall"],
-                run_ids=runs["run_id"],
-                run_x=runs["recall_a"],
-                run_y=runs["recall_b"],
-                topic_ids=topics["topic_id"],
-                topic_x=topics["recall_a"],
-                topic_y=topics["recall_b"],
-                x_label=name_a,
-                y_label=name_b,
-            ),
+            **{
+                f"scatter_{measure}": plots.scatter(
+                    title=f"Weighted {measure}",
+                    tau=agreement["tau"][measure],
+                    run_ids=runs["run_id"],
+                    run_x=runs[f"{measure}_a"],
+                    run_y=runs[f"{measure}_b"],
+                    topic_ids=topics["topic_id"],
+                    topic_x=topics[f"{measure}_a"],
+                    topic_y=topics[f"{measure}_b"],
+                    x_label=name_a,
+                    y_label=name_b,
+                )
+                for measure in ("precision", "recall")
+            },
             "topic_rows": [
                 {"topic_id": t, **counts, "link": reverse("metrics:topic", args=[t]) + "?" + choice.query()}
                 for t, counts in agreement["per_topic"].items()
