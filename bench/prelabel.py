@@ -1,13 +1,18 @@
 """Pre-label benchmark: pairs per second against the fake OpenAI-compatible server with 200 ms latency.
 
-    python bench/prelabel.py [--latency 0.2] [--seconds 6] [--concurrency 4 16 64]
+    python bench/prelabel.py [--latency 0.2] [--seconds 6] [--concurrency 4 16 64] [--workers 2]
 
-For each concurrency, a campaign of about `seconds` worth of pairs at the ceiling is pre-labelled in
-process (the same claim, call, retry and write path a Celery worker runs) by an OpenAI-compatible judge
-whose `max_concurrency` is that concurrency. The server runs in its own process so that it does not
-share this one's interpreter lock. Prints pairs per second and the ratio to the ceiling
-(concurrency / latency). Its own PostgreSQL database: BENCH_LLM_DATABASE_URL, default
-postgres://postgres@127.0.0.1:5432/assess_bench_llm (created and emptied by this script).
+For each concurrency, a campaign of about `seconds` worth of pairs at the ceiling is pre-labelled by an
+OpenAI-compatible judge whose `max_concurrency` is that concurrency, and the time from the job's start
+to its end gives pairs per second and the ratio to the ceiling (concurrency / latency).
+
+With `--workers N` (default: one per core) the job runs as it does in production: enqueued through
+Redis to a real Celery worker of N prefork processes, its chunks spread over them, the concurrency
+bound held across them in Redis. With `--workers 0` it runs in this process (the same claim, call,
+retry and write path, without Celery), which shows what one interpreter can do.
+The server runs in its own process. Its own PostgreSQL database: BENCH_LLM_DATABASE_URL, default
+postgres://postgres@127.0.0.1:5432/assess_bench_llm (created and emptied by this script), and its own
+Redis database: BENCH_LLM_REDIS_URL, default redis://127.0.0.1:6379/13 (flushed).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import math
 import multiprocessing
 import os
 import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,6 +30,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/assess_bench_llm"
+DEFAULT_REDIS = "redis://127.0.0.1:6379/13"
 
 
 def serve(latency: float, conn: Any) -> None:
@@ -43,11 +50,72 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def setup_django(database_url: str) -> None:
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process and its children still alive (a Celery worker and its pool)."""
+    total = 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    pids = [pid]
+    while pids:
+        current = pids.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pids.extend(int(c) for c in (task / "children").read_text().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
+
+
+def worker_start(processes: int, database_url: str, redis_url: str, base_url: str) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "CELERY_TASK_ALWAYS_EAGER": "false",
+        "OPENAI_BASE_URL": base_url,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool=prefork",
+            f"--concurrency={processes}",
+            "--loglevel=warning",
+            "-n",
+            f"bench-prelabel-{os.getpid()}@%h",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    from config.celery import app
+
+    deadline = time.monotonic() + 60
+    while not app.control.ping(timeout=0.5):
+        if worker.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit("the Celery worker did not start")
+    return worker
+
+
+def setup_django(database_url: str, redis_url: str | None) -> None:
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ["CELERY_TASK_ALWAYS_EAGER"] = "true"
-    os.environ.pop("REDIS_URL", None)
+    if redis_url:
+        import redis
+
+        redis.Redis.from_url(redis_url).flushdb()
+        os.environ["REDIS_URL"] = redis_url
+        os.environ["CELERY_TASK_ALWAYS_EAGER"] = "false"
+    else:
+        os.environ["CELERY_TASK_ALWAYS_EAGER"] = "true"
+        os.environ.pop("REDIS_URL", None)
     sys.path.insert(0, str(ROOT))
     import psycopg
 
@@ -110,13 +178,21 @@ def campaign_build(name: str, n: int) -> Any:
     return campaign
 
 
-def run_one(base_url: str, concurrency: int, latency: float, seconds: float, server: Any = None) -> dict[str, float]:
+def run_one(
+    base_url: str,
+    concurrency: int,
+    latency: float,
+    seconds: float,
+    server: Any = None,
+    worker: Any = None,
+    tag: str = "",
+) -> dict[str, float]:
     from judging.llm import services
-    from judging.models import LLMResult, Provider
+    from judging.models import LLMResult, PrelabelJob, Provider
 
     ceiling = concurrency / latency
     n = max(50, math.ceil(ceiling * seconds))
-    name = f"c{concurrency}"
+    name = f"{tag}c{concurrency}"
     campaign = campaign_build(name, n)
     llm = services.llm_judge_create(
         name=f"bench-{name}",
@@ -125,13 +201,19 @@ def run_one(base_url: str, concurrency: int, latency: float, seconds: float, ser
         base_url=base_url,
         max_concurrency=concurrency,
     )
-    job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
     server_cpu = _server_cpu(server)
-    cpu = cpu_seconds()
+    cpu = process_cpu_seconds(worker.pid) if worker else cpu_seconds()
     started = time.perf_counter()
-    job = services.prelabel_job_execute(job=job)
+    if worker is None:
+        job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
+        job = services.prelabel_job_execute(job=job)
+    else:
+        job = services.prelabel_job_create(campaign=campaign, judge=llm.judge)
+        while job.status not in ("done", "failed"):
+            time.sleep(0.02)
+            job = PrelabelJob.objects.get(pk=job.pk)
     elapsed = time.perf_counter() - started
-    cpu = cpu_seconds() - cpu
+    cpu = (process_cpu_seconds(worker.pid) if worker else cpu_seconds()) - cpu
     server_cpu = _server_cpu(server) - server_cpu
     labelled = LLMResult.objects.filter(judge=llm.judge, status="labelled").count()
     if job.status != "done" or labelled != n:
@@ -160,16 +242,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--seconds", type=float, default=6.0, help="pairs per run = ceiling x seconds")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[4, 16, 64])
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="Celery worker processes (0: in this process)"
+    )
     args = parser.parse_args(argv)
 
     parent, child = multiprocessing.Pipe()
     server = multiprocessing.Process(target=serve, args=(args.latency, child), daemon=True)
     server.start()
     base_url = parent.recv()
-    setup_django(os.environ.get("BENCH_LLM_DATABASE_URL", DEFAULT_DB))
+    database_url = os.environ.get("BENCH_LLM_DATABASE_URL", DEFAULT_DB)
+    redis_url = os.environ.get("BENCH_LLM_REDIS_URL", DEFAULT_REDIS) if args.workers else None
+    setup_django(database_url, redis_url)
     print(f"fake OpenAI-compatible server at {base_url}, latency {args.latency * 1000:.0f} ms")
-    # A worker keeps its client (and its connections) between jobs; so does this process after one short job.
-    run_one(base_url, 2, args.latency, 1.0)
+    worker = None
+    if args.workers:
+        worker = worker_start(args.workers, database_url, str(redis_url), base_url)
+        print(f"a Celery worker of {args.workers} prefork processes, through Redis at {redis_url}")
+        # A worker process keeps its client (and its connections) between jobs: warm every process with
+        # a job of two chunks, as a worker that has been up for a while would be.
+        run_one(base_url, 16, args.latency, 6.4 * args.workers / 2, worker=worker, tag="warm-")
+    else:
+        print("in this process, without Celery")
+        run_one(base_url, 2, args.latency, 1.0, tag="warm-")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     print(
         f"{'concurrency':>11} {'pairs':>6} {'seconds':>8} {'pairs/s':>8} {'ceiling':>8} {'ratio':>6}"
@@ -178,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     worst = 1.0
     try:
         for c in args.concurrency:
-            r = run_one(base_url, c, args.latency, args.seconds, parent)
+            r = run_one(base_url, c, args.latency, args.seconds, parent, worker)
             ratio = r["rate"] / r["ceiling"]
             worst = min(worst, ratio)
             print(
@@ -189,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
         parent.send("stop")
         calls = parent.recv()
         server.join(timeout=5)
+        if worker is not None:
+            worker.terminate()
+            worker.wait(timeout=30)
     print(f"server saw {calls} chat calls; lowest ratio to the ceiling {worst:.1%} (goal: at least 90%)")
     return 0 if worst >= 0.9 else 1
 

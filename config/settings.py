@@ -26,6 +26,11 @@ def envint(name: str, default: int) -> int:
     return int(value) if value else default
 
 
+def envfloat(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value) if value else default
+
+
 DEBUG = envbool("DEBUG", default=False)
 
 # Production must set SECRET_KEY; only a debug/demo run may fall back to a local key.
@@ -145,6 +150,22 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # The Redis used for cross-worker state (rate limits, progress); none in the embedded default.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+
+# In the embedded default (no broker), an import runs in a thread of the web process so the request returns.
+IMPORT_TASKS_IN_THREAD = envbool("IMPORT_TASKS_IN_THREAD", default=True)
+
+# LLM pre-labelling (judging.llm). Keys and endpoints are read from the environment where they are used.
+LLM_CHUNK_SIZE = envint("LLM_CHUNK_SIZE", 0)  # pairs per Celery task; 0: sized from the judge's concurrency
+LLM_MAX_ATTEMPTS = envint("LLM_MAX_ATTEMPTS", 5)
+LLM_BACKOFF_BASE_SECONDS = envfloat("LLM_BACKOFF_BASE_SECONDS", 1.0)
+LLM_BACKOFF_CAP_SECONDS = envfloat("LLM_BACKOFF_CAP_SECONDS", 60.0)
+LLM_REQUEST_TIMEOUT = envfloat("LLM_REQUEST_TIMEOUT", 60.0)
+LLM_CLAIM_STALE_SECONDS = envfloat("LLM_CLAIM_STALE_SECONDS", 900.0)
+LLM_BATCH_POLL_SECONDS = envfloat("LLM_BATCH_POLL_SECONDS", 30.0)
+# In the embedded default (no broker), run a job in a thread of the web process so the request returns.
+LLM_TASKS_IN_THREAD = envbool("LLM_TASKS_IN_THREAD", default=True)
+# Where the rate limits and concurrency slots live; empty: REDIS_URL, else this process's memory.
+LLM_RATE_LIMIT_STORAGE = os.environ.get("LLM_RATE_LIMIT_STORAGE", "")
 
 # Import progress is written here by the worker and read by the pages: it must be shared across processes.
 if REDIS_URL:

@@ -49,6 +49,11 @@ class Switches:
     seed: int = 7
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default backlog of 5 resets connections when 64 callers connect at once.
+    request_queue_size = 256
+
+
 class FakeOpenAI:
     """Start with `with FakeOpenAI() as server:`; `server.base_url` is the OpenAI-style /v1 URL."""
 
@@ -66,7 +71,7 @@ class FakeOpenAI:
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.batch_lines = 0
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd = _Server(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 

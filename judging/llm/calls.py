@@ -1,20 +1,20 @@
 """One judge call per pair, with our own retries: exponential backoff with jitter, Retry-After honoured.
 
-Runs in worker threads and touches no database; the caller writes the outcomes.
+Runs on the calls' event loop (judging.llm.aio) and touches no database; the chunk writes the outcomes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import random
 import threading
 import time
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 import openai
-from openai import OpenAI
+from openai import AsyncOpenAI
 
 from judging.llm import ratelimit
 from judging.llm.parse import label_parse
@@ -116,12 +116,12 @@ def _describe(error: Exception) -> str:
 
 
 class Caller:
-    """Calls one judge; shared by the threads of a chunk (the SDK client is thread-safe)."""
+    """Calls one judge from the calls' event loop (judging.llm.aio); shared by the calls of a chunk."""
 
     def __init__(
         self,
         *,
-        client: OpenAI,
+        client: AsyncOpenAI,
         model: str,
         temperature: float,
         budget: ratelimit.Budget,
@@ -130,50 +130,74 @@ class Caller:
         lease_seconds: float = 90.0,
     ) -> None:
         self.client = client
-        self.lease_seconds = lease_seconds
         self.model = model
         self.temperature = temperature
         self.budget = budget
         self.policy = policy
         self.stop = stop or threading.Event()
+        self.slots = (
+            ratelimit.ConcurrencySlots(budget.key, budget.max_concurrency, lease_seconds=lease_seconds)
+            if budget.max_concurrency
+            else None
+        )
 
-    def _sleep(self, seconds: float) -> None:
-        if self.stop.wait(seconds):
-            raise InterruptedError("stopped")
+    async def _sleep(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if self.stop.is_set():
+                raise InterruptedError("stopped")
+            await asyncio.sleep(min(left, 0.25))
 
-    def _post(self, request: CallRequest) -> Any:
-        with self._slot():
-            ratelimit.acquire(self.budget, tokens=request.estimated_tokens, stop=self.stop)
+    async def slot_acquire(self) -> str | None:
+        """A concurrency slot for a call about to be made (None when the judge sets no bound)."""
+        return await self.slots.acquire(stop=self.stop) if self.slots else None
+
+    async def slots_drain(self) -> None:
+        """No call is left to start: give back the slots kept for reuse."""
+        if self.slots is not None:
+            await self.slots.drain()
+
+    async def _post(self, request: CallRequest, slot: str | None) -> Any:
+        # The slot is held for the request only, not while backing off between attempts.
+        if self.slots is not None and slot is None:
+            slot = await self.slots.acquire(stop=self.stop)
+        try:
+            if self.budget.items(request.estimated_tokens):
+                # `limits` waits by sleeping: in a thread, so that the other calls go on.
+                await asyncio.to_thread(ratelimit.acquire, self.budget, tokens=request.estimated_tokens, stop=self.stop)
             # The SDK's generic `post` (its documented way to reach any endpoint) rather than
             # `chat.completions.create`: the same auth, Azure deployment routing and typed errors,
             # at half the CPU per call, which is what bounds a worker at high concurrency.
-            return self.client.post(
+            return await self.client.post(
                 "/chat/completions",
                 body={"model": self.model, "messages": request.messages, "temperature": self.temperature},
                 cast_to=object,
             )
+        finally:
+            if self.slots is not None and slot is not None:
+                await self.slots.release(slot)
 
-    def _slot(self) -> AbstractContextManager[None]:
-        if not self.budget.max_concurrency:
-            return nullcontext()
-        return ratelimit.concurrency_slot(
-            self.budget.key, self.budget.max_concurrency, lease_seconds=self.lease_seconds, stop=self.stop
-        )
-
-    def call(self, request: CallRequest) -> CallOutcome:
+    async def call(self, request: CallRequest, *, slot: str | None = None) -> CallOutcome:
+        """Call until a label, a parse error or a lasting failure; `slot`, if given, is used by the first
+        attempt and released by it. Raises InterruptedError when stopped while waiting."""
         last_error = ""
         for attempt in range(1, self.policy.max_attempts + 1):
+            held, slot = slot, None
             if self.stop.is_set():
+                if held is not None and self.slots is not None:
+                    await self.slots.release(held)
                 return CallOutcome(request.pair_id, LLMResultStatus.ERROR, error="stopped", attempts=attempt - 1)
             started = time.monotonic()
             try:
-                response = self._post(request)
+                response = await self._post(request, held)
+            except InterruptedError:
+                raise
             except Exception as error:
                 last_error = _describe(error)
                 if not is_transient(error) or attempt == self.policy.max_attempts:
                     return CallOutcome(request.pair_id, LLMResultStatus.ERROR, error=last_error, attempts=attempt)
                 wait = retry_after_seconds(error) if isinstance(error, openai.APIStatusError) else None
-                self._sleep(wait + random.uniform(0, 0.1) if wait is not None else self.policy.backoff(attempt))
+                await self._sleep(wait + random.uniform(0, 0.1) if wait is not None else self.policy.backoff(attempt))
                 continue
             latency_ms = int((time.monotonic() - started) * 1000)
             outcome = outcome_from_body(pair_id=request.pair_id, body=response)

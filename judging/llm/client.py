@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import threading
 
 from django.conf import settings
-from openai import AzureOpenAI, OpenAI
+from openai import AsyncAzureOpenAI, AsyncOpenAI, AzureOpenAI, DefaultAioHttpClient, OpenAI
 
+from judging.llm import aio
 from judging.models import LLMJudge, Provider
 
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
@@ -36,42 +39,74 @@ def provider_check(llm: LLMJudge) -> None:
         raise ProviderNotConfigured("OPENAI_API_KEY is not set")
 
 
-def client_for(llm: LLMJudge, *, timeout: float | None = None) -> OpenAI:
-    """A client with the SDK's own retries off: retries, backoff and Retry-After are ours (judging.llm.calls).
-
-    Clients are kept per process and configuration: building one costs a few hundred milliseconds (TLS
-    context), and one client, thread-safe, keeps its connections alive across chunks.
-    """
+def _config(llm: LLMJudge, timeout: float | None) -> tuple[object, ...]:
     provider_check(llm)
     env = os.environ
     timeout = timeout if timeout is not None else request_timeout()
     if llm.provider == Provider.AZURE:
-        key: tuple[object, ...] = (
-            os.getpid(),
+        return (
             "azure",
             env["AZURE_OPENAI_API_KEY"],
             llm.base_url or env["AZURE_OPENAI_ENDPOINT"],
             env.get("AZURE_OPENAI_API_VERSION") or DEFAULT_AZURE_API_VERSION,
             timeout,
         )
-    else:
-        # vLLM, Ollama and most local servers accept any key; the SDK insists on one.
-        api_key = env.get("OPENAI_API_KEY") or ("not-needed" if llm.provider == Provider.COMPATIBLE else "")
-        key = (os.getpid(), "openai", api_key, llm.base_url or env.get("OPENAI_BASE_URL") or None, timeout)
+    # vLLM, Ollama and most local servers accept any key; the SDK insists on one.
+    api_key = env.get("OPENAI_API_KEY") or ("not-needed" if llm.provider == Provider.COMPATIBLE else "")
+    return ("openai", api_key, llm.base_url or env.get("OPENAI_BASE_URL") or None, timeout)
+
+
+def client_for(llm: LLMJudge, *, timeout: float | None = None) -> OpenAI:
+    """A synchronous client (files and batches), with the SDK's own retries off.
+
+    Clients are kept per process and configuration: building one costs a few hundred milliseconds (TLS
+    context), and one client, thread-safe, keeps its connections alive.
+    """
+    key = (os.getpid(), *_config(llm, timeout))
     with _lock:
         client = _clients.get(key)
         if client is None:
-            client = _clients[key] = _build(key)
+            client = _clients[key] = _build(key[1:])
     return client
 
 
+def async_client_for(llm: LLMJudge, *, timeout: float | None = None) -> AsyncOpenAI:
+    """The client the live calls use, on this process's loop (judging.llm.aio); call it from the loop.
+
+    Its transport is aiohttp, the SDK's documented choice for many concurrent requests. Retries,
+    backoff and Retry-After are ours (judging.llm.calls), so the SDK's are off.
+    """
+    key = (os.getpid(), *_config(llm, timeout))
+    client = _async_clients.get(key)
+    if client is None:
+        if not _async_clients:
+            atexit.register(_async_clients_close)
+        client = _async_clients[key] = _build_async(key[1:])
+    return client
+
+
+def _async_clients_close() -> None:
+    """At exit, close this process's sessions on their loop (aiohttp complains of unclosed ones)."""
+    clients = [client for key, client in _async_clients.items() if key[0] == os.getpid()]
+    _async_clients.clear()
+
+    async def close_all() -> None:
+        for client in clients:
+            await client.close()
+
+    if clients:
+        with contextlib.suppress(Exception):
+            aio.submit(close_all()).result(timeout=5)
+
+
 _clients: dict[tuple[object, ...], OpenAI] = {}
+_async_clients: dict[tuple[object, ...], AsyncOpenAI] = {}
 _lock = threading.Lock()
 
 
 def _build(key: tuple[object, ...]) -> OpenAI:
-    if key[1] == "azure":
-        _, _, api_key, endpoint, api_version, timeout = key
+    if key[0] == "azure":
+        _, api_key, endpoint, api_version, timeout = key
         return AzureOpenAI(
             api_key=str(api_key),
             azure_endpoint=str(endpoint),
@@ -79,12 +114,33 @@ def _build(key: tuple[object, ...]) -> OpenAI:
             max_retries=0,
             timeout=float(str(timeout)),
         )
-    _, _, api_key, base_url, timeout = key
+    _, api_key, base_url, timeout = key
     return OpenAI(
         api_key=str(api_key),
         base_url=None if base_url is None else str(base_url),
         max_retries=0,
         timeout=float(str(timeout)),
+    )
+
+
+def _build_async(key: tuple[object, ...]) -> AsyncOpenAI:
+    if key[0] == "azure":
+        _, api_key, endpoint, api_version, timeout = key
+        return AsyncAzureOpenAI(
+            api_key=str(api_key),
+            azure_endpoint=str(endpoint),
+            api_version=str(api_version),
+            max_retries=0,
+            timeout=float(str(timeout)),
+            http_client=DefaultAioHttpClient(),
+        )
+    _, api_key, base_url, timeout = key
+    return AsyncOpenAI(
+        api_key=str(api_key),
+        base_url=None if base_url is None else str(base_url),
+        max_retries=0,
+        timeout=float(str(timeout)),
+        http_client=DefaultAioHttpClient(),
     )
 
 

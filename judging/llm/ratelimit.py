@@ -8,13 +8,13 @@ its first second and then stall.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import math
 import random
 import threading
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -90,6 +90,8 @@ def reset(budget: Budget) -> None:
 # A judge's `max_concurrency` bounds its requests in flight across all workers: each call holds a slot,
 # a member of a Redis sorted set scored by when its lease ends (so a dead worker's slots free themselves).
 # `limits` counts events in windows and has no such primitive; this is the one piece written here.
+# A caller that finds no free slot blocks on a wake-up list that every release pushes to, rather than
+# polling Redis.
 
 _ACQUIRE_SLOT = """
 local t = redis.call('TIME')
@@ -103,6 +105,20 @@ end
 return 0
 """
 
+_RELEASE_SLOT = """
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
+  redis.call('LPUSH', KEYS[2], 1)
+  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)
+  redis.call('EXPIRE', KEYS[2], 60)
+end
+return 0
+"""
+
+# How long a waiter blocks before it looks again by itself: the safety net for a lease that expired
+# (its worker died) and so pushed no wake-up.
+SLOT_WAIT_SECONDS = 0.25
+SLOT_POLL_SECONDS = 0.02
+
 
 @cache
 def _redis(url: str) -> Any:
@@ -111,13 +127,24 @@ def _redis(url: str) -> Any:
     return redis.Redis.from_url(url)
 
 
-@cache
-def _slot_script(url: str) -> Any:
-    return _redis(url).register_script(_ACQUIRE_SLOT)
+# The asynchronous clients, scripts and semaphores belong to the loop they were made on (judging.llm.aio).
+_async_redis: dict[tuple[int, str], Any] = {}
+_local_slots: dict[tuple[int, str, int], asyncio.Semaphore] = {}
 
 
-_local_slots: dict[tuple[str, int], threading.BoundedSemaphore] = {}
-_local_lock = threading.Lock()
+def _async_scripts(url: str) -> tuple[Any, Any, Any]:
+    import redis.asyncio
+
+    key = (id(asyncio.get_running_loop()), url)
+    found = _async_redis.get(key)
+    if found is None:
+        client = redis.asyncio.Redis.from_url(url)
+        found = _async_redis[key] = (
+            client,
+            client.register_script(_ACQUIRE_SLOT),
+            client.register_script(_RELEASE_SLOT),
+        )
+    return found
 
 
 def _slot_storage() -> str:
@@ -125,38 +152,98 @@ def _slot_storage() -> str:
     return uri if uri.startswith(("redis://", "rediss://")) else ""
 
 
-@contextmanager
-def concurrency_slot(
-    key: str, limit: int, *, lease_seconds: float, stop: threading.Event | None = None
-) -> Iterator[None]:
-    """Hold one of `limit` slots of `key` (across all workers with Redis, this process otherwise)."""
-    url = _slot_storage()
-    if not url:
-        with _local_lock:
-            semaphore = _local_slots.setdefault((key, limit), threading.BoundedSemaphore(limit))
-        while not semaphore.acquire(timeout=0.5):
+class ConcurrencySlots:
+    """The `limit` slots of `key`, across all workers with Redis, in this process otherwise.
+
+    Used by one chunk on the calls' event loop: `acquire` waits for a slot and returns its token,
+    `release` gives it back. With Redis, a released slot is kept for the chunk's next call, up to
+    `REUSE` calls while its lease is young, which saves most of the three Redis round trips a call
+    would cost; then it goes back to Redis, where the other workers waiting for slots can take it.
+    `drain` gives back what is kept once the chunk has no call left to start. A chunk that holds
+    slots waits for its own to come back (checking Redis at each); one that holds none blocks on the
+    wake-up list.
+    """
+
+    REUSE = 4
+
+    def __init__(self, key: str, limit: int, *, lease_seconds: float) -> None:
+        self.key = key
+        self.limit = limit
+        self.lease_seconds = lease_seconds
+        self.url = _slot_storage()
+        self.name = f"llm:slots:{key}"
+        self._held: dict[str, tuple[float, int]] = {}  # token: (acquired at, calls made with it)
+        self._kept: list[str] = []
+        self._keep = True
+        self._returned: asyncio.Event | None = None
+
+    async def acquire(self, *, stop: threading.Event | None = None) -> str:
+        if not self.url:
+            semaphore = self._local()
+            while True:
+                try:
+                    await asyncio.wait_for(semaphore.acquire(), timeout=SLOT_WAIT_SECONDS)
+                    return ""
+                except TimeoutError:
+                    if stop is not None and stop.is_set():
+                        raise InterruptedError("stopped while waiting for a concurrency slot") from None
+        if self._returned is None:
+            self._returned = asyncio.Event()
+        client, acquire_script, _ = _async_scripts(self.url)
+        while True:
+            if self._kept:
+                token = self._kept.pop()
+                acquired, uses = self._held[token]
+                self._held[token] = (acquired, uses + 1)
+                return token
+            token = uuid.uuid4().hex
+            if await acquire_script(keys=[self.name], args=[self.limit, self.lease_seconds, token]):
+                self._held[token] = (time.monotonic(), 1)
+                return token
             if stop is not None and stop.is_set():
                 raise InterruptedError("stopped while waiting for a concurrency slot")
-        try:
-            yield
-        finally:
-            semaphore.release()
-        return
-    client = _redis(url)
-    name = f"llm:slots:{key}"
-    token = uuid.uuid4().hex
-    script = _slot_script(url)
-    while not script(keys=[name], args=[limit, lease_seconds, token]):
-        if stop is not None and stop.is_set():
-            raise InterruptedError("stopped while waiting for a concurrency slot")
-        time.sleep(random.uniform(0.005, 0.03))
-    try:
-        yield
-    finally:
-        client.zrem(name, token)
+            if self._held:
+                # One of ours comes back soon; a slot another worker gives back is seen within 20 ms.
+                self._returned.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._returned.wait(), timeout=SLOT_POLL_SECONDS)
+            else:
+                await client.blpop([f"{self.name}:free"], timeout=SLOT_WAIT_SECONDS)
+
+    async def release(self, token: str) -> None:
+        if not self.url:
+            self._local().release()
+            return
+        acquired, uses = self._held[token]
+        if self._keep and uses < self.REUSE and time.monotonic() - acquired < self.lease_seconds / 2:
+            self._kept.append(token)
+        else:
+            del self._held[token]
+            await self._give_back(token)
+        if self._returned is not None:
+            self._returned.set()
+
+    async def drain(self) -> None:
+        """Give back the kept slots, and from now on each slot as soon as it is released."""
+        self._keep = False
+        kept, self._kept = self._kept, []
+        for token in kept:
+            del self._held[token]
+            await self._give_back(token)
+
+    async def _give_back(self, token: str) -> None:
+        _, _, release_script = _async_scripts(self.url)
+        await release_script(keys=[self.name, f"{self.name}:free"], args=[token, self.limit])
+
+    def _local(self) -> asyncio.Semaphore:
+        key = (id(asyncio.get_running_loop()), self.key, self.limit)
+        semaphore = _local_slots.get(key)
+        if semaphore is None:
+            semaphore = _local_slots[key] = asyncio.Semaphore(self.limit)
+        return semaphore
 
 
 def concurrency_reset(key: str) -> None:
     url = _slot_storage()
     if url:
-        _redis(url).delete(f"llm:slots:{key}")
+        _redis(url).delete(f"llm:slots:{key}", f"llm:slots:{key}:free")

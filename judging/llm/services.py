@@ -8,13 +8,13 @@ for a pair: finished rows are never claimed again (errors only when asked to ret
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import queue
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
@@ -26,9 +26,9 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from judging.llm import ratelimit
+from judging.llm import aio, ratelimit
 from judging.llm.calls import Caller, CallOutcome, CallRequest, RetryPolicy
-from judging.llm.client import ProviderNotConfigured, client_for, provider_check, request_timeout
+from judging.llm.client import ProviderNotConfigured, async_client_for, provider_check, request_timeout
 from judging.llm.prompt import CURRENT_VERSION, PROMPTS, citation_text, messages_for
 from judging.models import (
     Campaign,
@@ -470,14 +470,96 @@ class ChunkSummary:
     written: int = 0
 
 
+class _Dispatch:
+    """A chunk's calls on the event loop: take one of the chunk's `limit` places, then a concurrency
+    slot, then start the call. Only the dispatcher waits for slots (on Redis, across workers)."""
+
+    def __init__(self, caller: Caller, limit: int, finish: Callable[[CallOutcome | None], None]) -> None:
+        self.caller = caller
+        self.limit = limit
+        self.finish = finish
+        self.places: asyncio.Semaphore | None = None
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    async def run(self, requests: list[CallRequest], *, last: bool) -> None:
+        handled = 0
+        try:
+            for request in requests:
+                await self._start(request)
+                handled += 1
+            if last:
+                await self.caller.slots_drain()
+        finally:
+            if handled < len(requests):  # cancelled, or a bug: leave the rest pending, not waited for
+                logger.error("%d calls were not started", len(requests) - handled)
+                for _ in requests[handled:]:
+                    self.finish(None)
+
+    async def _start(self, request: CallRequest) -> None:
+        """Start one call, or finish its pair at once."""
+        if self.places is None:
+            self.places = asyncio.Semaphore(self.limit)
+        if self.caller.stop.is_set():
+            self.finish(None)
+            return
+        await self.places.acquire()
+        try:
+            slot = await self.caller.slot_acquire()
+        except InterruptedError:
+            self.places.release()
+            self.finish(None)
+            return
+        except Exception as error:
+            self.places.release()
+            logger.exception("no concurrency slot for pair %s", request.pair_id)
+            self.finish(CallOutcome(request.pair_id, LLMResultStatus.ERROR, error=_error_text(error)))
+            return
+        task = asyncio.create_task(self._call(request, slot, self.places))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _call(self, request: CallRequest, slot: str | None, places: asyncio.Semaphore) -> None:
+        try:
+            self.finish(await self.caller.call(request, slot=slot))
+        except InterruptedError:
+            self.finish(None)  # left pending: a later run reclaims it once stale
+        except Exception as error:  # a bug must not leave the pair pending forever
+            logger.exception("judge call failed for pair %s", request.pair_id)
+            self.finish(CallOutcome(request.pair_id, LLMResultStatus.ERROR, error=_error_text(error)))
+        finally:
+            places.release()
+
+
+def _error_text(error: Exception) -> str:
+    return f"{type(error).__name__}: {error}"[:2000]
+
+
+async def _caller_build(llm: LLMJudge, *, key: str, stop: threading.Event) -> Caller:
+    return Caller(
+        client=async_client_for(llm),
+        model=llm.model,
+        temperature=llm.temperature,
+        budget=ratelimit.Budget(
+            key=key,
+            requests_per_minute=llm.requests_per_minute,
+            tokens_per_minute=llm.tokens_per_minute,
+            max_concurrency=llm.max_concurrency,
+        ),
+        policy=retry_policy(),
+        stop=stop,
+        lease_seconds=request_timeout() + 30,
+    )
+
+
 def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every: float = 0.25) -> ChunkSummary:
     """Claim the chunk's pairs and call the judge for them, `max_concurrency` calls at a time.
 
-    Worker threads only talk HTTP; this thread writes outcomes in small batches as they arrive.
+    The calls run on this process's event loop (judging.llm.aio); this thread builds the prompts and
+    writes the outcomes in small batches as they arrive.
     """
     llm = llm_config(job.judge)
     try:
-        client = client_for(llm)
+        provider_check(llm)
     except ProviderNotConfigured as error:
         # The web process had the key, this worker has not: say so rather than leave the job running.
         prelabel_job_fail(job=job, message=f"on the worker: {error}")
@@ -495,55 +577,33 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
         prelabel_job_refresh(job=job)
         return summary
     stop = threading.Event()
-    caller = Caller(
-        client=client,
-        model=llm.model,
-        temperature=llm.temperature,
-        budget=ratelimit.Budget(
-            key=job.judge.name,
-            requests_per_minute=llm.requests_per_minute,
-            tokens_per_minute=llm.tokens_per_minute,
-            max_concurrency=llm.max_concurrency,
-        ),
-        policy=retry_policy(),
-        stop=stop,
-        lease_seconds=request_timeout() + 30,
-    )
     done: queue.SimpleQueue[CallOutcome | None] = queue.SimpleQueue()
-
     all_done = threading.Event()
     remaining = [len(claimed)]
     counter = threading.Lock()
 
-    def run(request: CallRequest) -> None:
-        try:
-            done.put(caller.call(request))
-        except InterruptedError:
-            done.put(None)  # left pending: a later run reclaims it once stale
-        except Exception as error:  # a bug must not leave the pair pending forever
-            logger.exception("judge call failed for pair %s", request.pair_id)
-            done.put(CallOutcome(request.pair_id, LLMResultStatus.ERROR, error=f"{type(error).__name__}: {error}"))
-        finally:
-            with counter:
-                remaining[0] -= 1
-                if not remaining[0]:
-                    all_done.set()
-
-    executor = ThreadPoolExecutor(max_workers=llm.max_concurrency, thread_name_prefix="llm-call")
-    futures: list[Future[None]] = []
-    # The first calls start while the rest of the prompts are built.
-    head = max(2 * llm.max_concurrency, 20)
-    for part in (claimed[:head], claimed[head:]):
-        built = call_requests(prompt_version=job.prompt_version, pair_ids=part) if part else []
+    def finish(outcome: CallOutcome | None) -> None:
+        """Each claimed pair ends here exactly once: an outcome, or None for a pair left pending."""
+        done.put(outcome)
         with counter:
-            remaining[0] -= len(part) - len(built)
-        futures.extend(executor.submit(run, r) for r in built)
+            remaining[0] -= 1
+            if not remaining[0]:
+                all_done.set()
+
     buffer: list[CallOutcome] = []
     received = 0
     try:
-        while received < len(futures):
-            # Wake a few times a second and take everything that arrived, rather than once per outcome:
-            # this thread competes for the interpreter with the calling threads.
+        caller = aio.submit(_caller_build(llm, key=job.judge.name, stop=stop)).result()
+        dispatch = _Dispatch(caller, max(1, llm.max_concurrency), finish)
+        # The first calls start while the rest of the prompts are built.
+        head = max(2 * llm.max_concurrency, 20)
+        for part, last in ((claimed[:head], False), (claimed[head:], True)):
+            built = call_requests(prompt_version=job.prompt_version, pair_ids=part) if part else []
+            for _ in range(len(part) - len(built)):
+                finish(None)  # a pair deleted meanwhile
+            aio.submit(dispatch.run(built, last=last))
+        while received < len(claimed):
+            # Wake a few times a second and take everything that arrived, rather than once per outcome.
             all_done.wait(flush_every)
             while True:
                 try:
@@ -560,7 +620,6 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
                 buffer = []
     finally:
         stop.set()
-        executor.shutdown(wait=False, cancel_futures=True)
         if buffer:
             summary.written += results_write(llm=llm, prompt_version=job.prompt_version, claim=claim, outcomes=buffer)
     prelabel_job_refresh(job=job)
