@@ -91,18 +91,34 @@ def reset(budget: Budget) -> None:
 # a member of a Redis sorted set scored by when its lease ends (so a dead worker's slots free themselves).
 # `limits` counts events in windows and has no such primitive; this is the one piece written here.
 # A caller that finds no free slot blocks on a wake-up list that every release pushes to, rather than
-# polling Redis.
+# polling Redis. The chunks running for a judge (a second sorted set, of chunks with a short lease)
+# share its slots evenly: a chunk is granted a slot only while it holds fewer than limit / chunks, so
+# that one worker process does not take every slot while another one's calls wait.
 
 _ACQUIRE_SLOT = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local limit, lease, token, chunk = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4]
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
-  redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])) + 5)
-  return 1
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[5]), chunk)
+redis.call('EXPIRE', KEYS[2], math.ceil(tonumber(ARGV[5])) + 5)
+if redis.call('ZCARD', KEYS[1]) >= limit then
+  return 0
 end
-return 0
+local share = math.ceil(limit / redis.call('ZCARD', KEYS[2]))
+local mine = 0
+for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if string.sub(member, 1, #chunk + 1) == chunk .. ':' then
+    mine = mine + 1
+  end
+end
+if mine >= share then
+  return 0
+end
+redis.call('ZADD', KEYS[1], now + lease, token)
+redis.call('EXPIRE', KEYS[1], math.ceil(lease) + 5)
+return 1
 """
 
 _RELEASE_SLOT = """
@@ -118,6 +134,8 @@ return 0
 # (its worker died) and so pushed no wake-up.
 SLOT_WAIT_SECONDS = 0.25
 SLOT_POLL_SECONDS = 0.02
+# A chunk counts in the share while it has asked for a slot this recently.
+CHUNK_LEASE_SECONDS = 30
 
 
 @cache
@@ -156,12 +174,13 @@ class ConcurrencySlots:
     """The `limit` slots of `key`, across all workers with Redis, in this process otherwise.
 
     Used by one chunk on the calls' event loop: `acquire` waits for a slot and returns its token,
-    `release` gives it back. With Redis, a released slot is kept for the chunk's next call, up to
-    `REUSE` calls while its lease is young, which saves most of the three Redis round trips a call
-    would cost; then it goes back to Redis, where the other workers waiting for slots can take it.
-    `drain` gives back what is kept once the chunk has no call left to start. A chunk that holds
-    slots waits for its own to come back (checking Redis at each); one that holds none blocks on the
-    wake-up list.
+    `release` gives it back. A released slot is kept for the chunk's next call, up to `REUSE` calls
+    while its lease is young, which saves most of the three Redis round trips a call would cost and
+    lets the caller go straight on to its next call; then it goes back, where the other workers
+    waiting for slots can take it. `drain` gives back what is kept once the chunk has no call left to
+    start, and leaves the share. One caller of the chunk at a time waits for a new slot: while the
+    chunk holds slots it waits for one of them, looking again each time one comes back or every
+    20 ms; while it holds none it blocks on the wake-up list.
     """
 
     REUSE = 4
@@ -172,48 +191,37 @@ class ConcurrencySlots:
         self.lease_seconds = lease_seconds
         self.url = _slot_storage()
         self.name = f"llm:slots:{key}"
+        self.chunk = uuid.uuid4().hex[:16]
         self._held: dict[str, tuple[float, int]] = {}  # token: (acquired at, calls made with it)
         self._kept: list[str] = []
         self._keep = True
         self._returned: asyncio.Event | None = None
+        self._lock: asyncio.Lock | None = None
 
     async def acquire(self, *, stop: threading.Event | None = None) -> str:
-        if not self.url:
-            semaphore = self._local()
+        if self._kept:
+            return self._reuse()
+        if self._lock is None or self._returned is None:
+            self._lock, self._returned = asyncio.Lock(), asyncio.Event()
+        async with self._lock:
             while True:
-                try:
-                    await asyncio.wait_for(semaphore.acquire(), timeout=SLOT_WAIT_SECONDS)
-                    return ""
-                except TimeoutError:
-                    if stop is not None and stop.is_set():
-                        raise InterruptedError("stopped while waiting for a concurrency slot") from None
-        if self._returned is None:
-            self._returned = asyncio.Event()
-        client, acquire_script, _ = _async_scripts(self.url)
-        while True:
-            if self._kept:
-                token = self._kept.pop()
-                acquired, uses = self._held[token]
-                self._held[token] = (acquired, uses + 1)
-                return token
-            token = uuid.uuid4().hex
-            if await acquire_script(keys=[self.name], args=[self.limit, self.lease_seconds, token]):
-                self._held[token] = (time.monotonic(), 1)
-                return token
-            if stop is not None and stop.is_set():
-                raise InterruptedError("stopped while waiting for a concurrency slot")
-            if self._held:
-                # One of ours comes back soon; a slot another worker gives back is seen within 20 ms.
-                self._returned.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._returned.wait(), timeout=SLOT_POLL_SECONDS)
-            else:
-                await client.blpop([f"{self.name}:free"], timeout=SLOT_WAIT_SECONDS)
+                if self._kept:
+                    return self._reuse()
+                token = await self._take()
+                if token is not None:
+                    self._held[token] = (time.monotonic(), 1)
+                    return token
+                if stop is not None and stop.is_set():
+                    raise InterruptedError("stopped while waiting for a concurrency slot")
+                if self._held or not self.url:
+                    self._returned.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._returned.wait(), timeout=SLOT_POLL_SECONDS)
+                else:
+                    client, _, _ = _async_scripts(self.url)
+                    await client.blpop([f"{self.name}:free"], timeout=SLOT_WAIT_SECONDS)
 
     async def release(self, token: str) -> None:
-        if not self.url:
-            self._local().release()
-            return
         acquired, uses = self._held[token]
         if self._keep and uses < self.REUSE and time.monotonic() - acquired < self.lease_seconds / 2:
             self._kept.append(token)
@@ -230,8 +238,33 @@ class ConcurrencySlots:
         for token in kept:
             del self._held[token]
             await self._give_back(token)
+        if self.url:
+            client, _, _ = _async_scripts(self.url)
+            await client.zrem(f"{self.name}:chunks", self.chunk)
+
+    def _reuse(self) -> str:
+        token = self._kept.pop()
+        acquired, uses = self._held[token]
+        self._held[token] = (acquired, uses + 1)
+        return token
+
+    async def _take(self) -> str | None:
+        """A new slot if one is free (and, with Redis, within this chunk's share), else None."""
+        token = f"{self.chunk}:{uuid.uuid4().hex}"
+        if not self.url:
+            semaphore = self._local()
+            if semaphore.locked():
+                return None
+            await semaphore.acquire()
+            return token
+        _, acquire_script, _ = _async_scripts(self.url)
+        args = [self.limit, self.lease_seconds, token, self.chunk, CHUNK_LEASE_SECONDS]
+        return token if await acquire_script(keys=[self.name, f"{self.name}:chunks"], args=args) else None
 
     async def _give_back(self, token: str) -> None:
+        if not self.url:
+            self._local().release()
+            return
         _, _, release_script = _async_scripts(self.url)
         await release_script(keys=[self.name, f"{self.name}:free"], args=[token, self.limit])
 
@@ -246,4 +279,4 @@ class ConcurrencySlots:
 def concurrency_reset(key: str) -> None:
     url = _slot_storage()
     if url:
-        _redis(url).delete(f"llm:slots:{key}", f"llm:slots:{key}:free")
+        _redis(url).delete(f"llm:slots:{key}", f"llm:slots:{key}:free", f"llm:slots:{key}:chunks")

@@ -9,6 +9,7 @@ for a pair: finished rows are never claimed again (errors only when asked to ret
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import queue
 import threading
@@ -422,20 +423,34 @@ def _results_update_postgresql(
     costs: list[Decimal],
     now: object,
 ) -> set[int]:
-    """One UPDATE ... FROM (VALUES ...) for all outcomes: the worker's one writing thread keeps up with
-    hundreds of calls a second, where a statement per outcome would not."""
+    """One UPDATE ... FROM unnest(arrays) for all outcomes: the worker's one writing thread keeps up with
+    hundreds of calls a second, where a statement per outcome would not (and ten array parameters
+    cost the driver less than ten per outcome)."""
     table = LLMResult._meta.db_table
-    row = "(%s::bigint, %s::varchar, %s::varchar, %s::text, %s::text, %s::integer, %s::integer, %s::integer, %s::numeric, %s::integer)"
-    params: list[Any] = [now]
-    for o, cost in zip(outcomes, costs, strict=True):
-        params += [o.pair_id, o.status, o.label, o.raw_output[:20000], o.error, o.latency_ms, o.input_tokens,
-                   o.output_tokens, cost, o.attempts]  # fmt: skip
+    rows = [
+        (
+            o.pair_id,
+            o.status,
+            o.label,
+            o.raw_output[:20000],
+            o.error,
+            o.latency_ms,
+            o.input_tokens,
+            o.output_tokens,
+            cost,
+            o.attempts,
+        )
+        for o, cost in zip(outcomes, costs, strict=True)
+    ]
+    columns = zip(*rows, strict=True)
+    params: list[Any] = [now, *(list(column) for column in columns)]
     params += [llm.judge_id, prompt_version, LLMResultStatus.PENDING.value, claim]
     sql = (
         f"UPDATE {table} AS r SET status = v.status, label = v.label, raw_output = v.raw_output, error = v.error, "
         "latency_ms = v.latency_ms, input_tokens = v.input_tokens, output_tokens = v.output_tokens, cost = v.cost, "
         "attempts = r.attempts + v.attempts, claim = NULL, updated_at = %s "
-        f"FROM (VALUES {', '.join([row] * len(outcomes))}) "
+        "FROM unnest(%s::bigint[], %s::varchar[], %s::varchar[], %s::text[], %s::text[], %s::integer[], "
+        "%s::integer[], %s::integer[], %s::numeric[], %s::integer[]) "
         "AS v(pair_id, status, label, raw_output, error, latency_ms, input_tokens, output_tokens, cost, attempts) "
         "WHERE r.pair_id = v.pair_id AND r.judge_id = %s AND r.prompt_version = %s AND r.status = %s AND r.claim = %s "
         "RETURNING r.pair_id"
@@ -471,63 +486,48 @@ class ChunkSummary:
 
 
 class _Dispatch:
-    """A chunk's calls on the event loop: take one of the chunk's `limit` places, then a concurrency
-    slot, then start the call. Only the dispatcher waits for slots (on Redis, across workers)."""
+    """A chunk's calls on the event loop: up to `limit` workers, each taking the next request, a
+    concurrency slot, and making the call. A worker goes on to its next call as soon as one ends,
+    reusing the slot it held, so that no slot waits for a hand-over between tasks."""
 
-    def __init__(self, caller: Caller, limit: int, finish: Callable[[CallOutcome | None], None]) -> None:
+    def __init__(self, caller: Caller, limit: int, finish: Callable[[CallOutcome | None], None], *, parts: int) -> None:
         self.caller = caller
         self.limit = limit
         self.finish = finish
-        self.places: asyncio.Semaphore | None = None
-        self.tasks: set[asyncio.Task[None]] = set()
+        self.parts = parts
+        self.pending: collections.deque[CallRequest] = collections.deque()
+        self.workers: set[asyncio.Task[None]] = set()
 
-    async def run(self, requests: list[CallRequest], *, last: bool) -> None:
-        handled = 0
-        try:
-            for request in requests:
-                await self._start(request)
-                handled += 1
-            if last:
-                await self.caller.slots_drain()
-        finally:
-            if handled < len(requests):  # cancelled, or a bug: leave the rest pending, not waited for
-                logger.error("%d calls were not started", len(requests) - handled)
-                for _ in requests[handled:]:
-                    self.finish(None)
+    async def add(self, requests: list[CallRequest]) -> None:
+        """Add one part of the chunk's requests; the last part to be added lets the slots drain."""
+        self.pending.extend(requests)
+        self.parts -= 1
+        while len(self.workers) < min(self.limit, len(self.workers) + len(self.pending)):
+            worker = asyncio.create_task(self._work())
+            self.workers.add(worker)
+            worker.add_done_callback(self.workers.discard)
+        if not self.parts and not self.pending and not self.workers:
+            await self.caller.slots_drain()
 
-    async def _start(self, request: CallRequest) -> None:
-        """Start one call, or finish its pair at once."""
-        if self.places is None:
-            self.places = asyncio.Semaphore(self.limit)
+    async def _work(self) -> None:
+        while self.pending:
+            request = self.pending.popleft()
+            self.finish(await self._call(request))
+        if not self.parts:
+            await self.caller.slots_drain()
+
+    async def _call(self, request: CallRequest) -> CallOutcome | None:
+        """The outcome of one call; None leaves its pair pending (stopped: a later run reclaims it)."""
         if self.caller.stop.is_set():
-            self.finish(None)
-            return
-        await self.places.acquire()
+            return None
         try:
             slot = await self.caller.slot_acquire()
+            return await self.caller.call(request, slot=slot)
         except InterruptedError:
-            self.places.release()
-            self.finish(None)
-            return
-        except Exception as error:
-            self.places.release()
-            logger.exception("no concurrency slot for pair %s", request.pair_id)
-            self.finish(CallOutcome(request.pair_id, LLMResultStatus.ERROR, error=_error_text(error)))
-            return
-        task = asyncio.create_task(self._call(request, slot, self.places))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-
-    async def _call(self, request: CallRequest, slot: str | None, places: asyncio.Semaphore) -> None:
-        try:
-            self.finish(await self.caller.call(request, slot=slot))
-        except InterruptedError:
-            self.finish(None)  # left pending: a later run reclaims it once stale
+            return None
         except Exception as error:  # a bug must not leave the pair pending forever
             logger.exception("judge call failed for pair %s", request.pair_id)
-            self.finish(CallOutcome(request.pair_id, LLMResultStatus.ERROR, error=_error_text(error)))
-        finally:
-            places.release()
+            return CallOutcome(request.pair_id, LLMResultStatus.ERROR, error=_error_text(error))
 
 
 def _error_text(error: Exception) -> str:
@@ -551,7 +551,7 @@ async def _caller_build(llm: LLMJudge, *, key: str, stop: threading.Event) -> Ca
     )
 
 
-def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every: float = 0.25) -> ChunkSummary:
+def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every: float = 1.0) -> ChunkSummary:
     """Claim the chunk's pairs and call the judge for them, `max_concurrency` calls at a time.
 
     The calls run on this process's event loop (judging.llm.aio); this thread builds the prompts and
@@ -594,14 +594,15 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
     received = 0
     try:
         caller = aio.submit(_caller_build(llm, key=job.judge.name, stop=stop)).result()
-        dispatch = _Dispatch(caller, max(1, llm.max_concurrency), finish)
         # The first calls start while the rest of the prompts are built.
         head = max(2 * llm.max_concurrency, 20)
-        for part, last in ((claimed[:head], False), (claimed[head:], True)):
+        parts = (claimed[:head], claimed[head:])
+        dispatch = _Dispatch(caller, max(1, llm.max_concurrency), finish, parts=len(parts))
+        for part in parts:
             built = call_requests(prompt_version=job.prompt_version, pair_ids=part) if part else []
             for _ in range(len(part) - len(built)):
                 finish(None)  # a pair deleted meanwhile
-            aio.submit(dispatch.run(built, last=last))
+            aio.submit(dispatch.add(built))
         while received < len(claimed):
             # Wake a few times a second and take everything that arrived, rather than once per outcome.
             all_done.wait(flush_every)
