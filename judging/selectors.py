@@ -5,6 +5,7 @@ nothing returns another person's label to an assessor."""
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import uuid
 from collections.abc import Iterable
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.cache import cache
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, TruncHour
 
@@ -166,8 +168,8 @@ class Progress:
 
 
 def assessor_overall_progress(*, user: AbstractBaseUser) -> Progress:
-    rows = assessor_assignments(user=user).values_list("done", "total")  # type: ignore[misc]
-    return Progress(done=sum(d for d, _ in rows), total=sum(t for _, t in rows))
+    progress = _progress_many(list(Assignment.objects.filter(assessor_id=user.pk)))
+    return Progress(done=sum(p.done for p in progress.values()), total=sum(p.total for p in progress.values()))
 
 
 def next_assignment(*, user: AbstractBaseUser, after: Assignment) -> Assignment | None:
@@ -246,16 +248,56 @@ class TopicCounts:
     held_back: int
 
 
-def topic_counts(*, assignment: Assignment) -> TopicCounts:
-    """Pairs in the topic's pool, those this assignment has judged, and (post-edit) those held back: one query."""
+# The judging page's progress, kept in the cache: counting a topic's pool and this assignment's judgments on
+# every keystroke was the largest part of a submit on a large topic. Judgments of an assignment are only
+# added by `services.judgment_submit`, which bumps `done` (`topic_counts_judged`); the expiry bounds any
+# drift (a lost increment when two tabs submit at once). Post-edit held-back pairs change as LLM labels
+# arrive, so they are counted each time.
+COUNTS_SECONDS = 300
+
+
+def _counts_keys(assignment: Assignment) -> tuple[str, str]:
+    # The creation time too: a recreated database reuses primary keys, and the cache outlives it.
+    stamp = f"{assignment.pk}:{assignment.created_at.timestamp():.6f}"
+    return f"judging:total:{stamp}", f"judging:done:{stamp}"
+
+
+def _counts_query(assignment: Assignment) -> tuple[int, int]:
     judged = Q(Exists(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id"))))
-    held = Q(pk__in=[])
+    row = _topic_pool(assignment).aggregate(total=Count("pk"), done=Count("pk", filter=judged))
+    return row["total"], row["done"]
+
+
+def _progress_many(assignments: list[Assignment]) -> dict[int, Progress]:
+    """Each assignment's (done, total), from the cache where it is, counted (and cached) where not."""
+    keys = {a.pk: _counts_keys(a) for a in assignments}
+    found = cache.get_many([k for pair in keys.values() for k in pair])
+    out: dict[int, Progress] = {}
+    for a in assignments:
+        total_key, done_key = keys[a.pk]
+        if total_key in found and done_key in found:
+            total, done = int(found[total_key]), int(found[done_key])
+        else:
+            total, done = _counts_query(a)
+            cache.set_many({total_key: total, done_key: done}, COUNTS_SECONDS)
+        out[a.pk] = Progress(done=min(done, total), total=total)
+    return out
+
+
+def topic_counts_judged(*, assignment: Assignment) -> None:
+    """A pair of the assignment got its first judgment: one more done, if the count is cached."""
+    # Not cached (or expired): nothing to bump, the next read counts.
+    with contextlib.suppress(ValueError):
+        cache.incr(_counts_keys(assignment)[1])
+
+
+def topic_counts(*, assignment: Assignment) -> TopicCounts:
+    """Pairs in the topic's pool, those this assignment has judged, and (post-edit) those held back."""
+    held = 0
     if assignment.condition == Condition.POST_EDIT:
-        held = ~judged & ~_has_llm_label(assignment)
-    row = _topic_pool(assignment).aggregate(
-        total=Count("pk"), done=Count("pk", filter=judged), held=Count("pk", filter=held)
-    )
-    return TopicCounts(progress=Progress(done=row["done"], total=row["total"]), held_back=row["held"])
+        judged = Exists(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id")))
+        held = _topic_pool(assignment).filter(~Q(judged) & ~_has_llm_label(assignment)).count()
+    return TopicCounts(progress=_progress_many([assignment])[assignment.pk], held_back=held)
 
 
 def topic_progress(*, assignment: Assignment) -> Progress:

@@ -32,7 +32,13 @@ from judging.models import (
     Label,
     Pair,
 )
-from judging.selectors import assignment_held_back_count, assignment_pending, assignment_pool, llm_label_of
+from judging.selectors import (
+    assignment_held_back_count,
+    assignment_pending,
+    assignment_pool,
+    llm_label_of,
+    topic_counts_judged,
+)
 from judging.tokens import submission_token
 
 _SPACE = re.compile(r"\s+")
@@ -280,7 +286,7 @@ def judgment_submit(
     """Store one judgment per submission token. A repeated or concurrent submit of a token stores nothing
     more and returns the judgment the first one stored."""
     try:
-        context_citation_id = _submission_check(assignment=assignment, pair_id=pair_id, label=label, token=token)
+        context_citation_id, first = _submission_check(assignment=assignment, pair_id=pair_id, label=label, token=token)
     except SubmissionRejected:
         # A repeat of a stored submission is never rejected, even if the pair has left the pool since.
         existing = Judgment.objects.filter(submission_token=token).first()
@@ -313,12 +319,15 @@ def judgment_submit(
     except IntegrityError:
         # The same token was stored before (a repeated submit), or by a concurrent submit that won the insert.
         return _same_submission(Judgment.objects.get(submission_token=token), assignment)
+    if first:
+        topic_counts_judged(assignment=assignment)
     assignment_refresh_status(assignment=assignment)
     return SubmitResult(judgment=judgment, created=True)
 
 
-def _submission_check(*, assignment: Assignment, pair_id: int, label: str, token: uuid.UUID) -> int:
-    """The context citation of the pair, once the label, the pair and the token are known to be valid."""
+def _submission_check(*, assignment: Assignment, pair_id: int, label: str, token: uuid.UUID) -> tuple[int, bool]:
+    """The context citation of the pair and whether this is the assignment's first judgment of it, once the
+    label, the pair and the token are known to be valid."""
     if label not in Label.values:
         raise SubmissionRejected(f"unknown label {label!r}")
     judged_before = (
@@ -340,7 +349,7 @@ def _submission_check(*, assignment: Assignment, pair_id: int, label: str, token
     issued = (submission_token(assignment_id=assignment.pk, pair_id=pair_id, nth=k) for k in range(cp["done"] + 1))
     if token not in issued:
         raise SubmissionRejected("unknown submission token")
-    return int(cp["context_citation_id"])
+    return int(cp["context_citation_id"]), cp["done"] == 0
 
 
 def _same_submission(judgment: Judgment, assignment: Assignment) -> SubmitResult:
