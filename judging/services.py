@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Exists, IntegerField, Max, OuterRef, Subquery
 from django.db.models.functions import Coalesce
@@ -222,6 +223,16 @@ def assessor_judge(*, user: User) -> Judge:
         return Judge.objects.get(user=user)
 
 
+def _assessor_judge_id(user: User) -> int:
+    """The user's Judge, kept in the cache: it never changes once made, and a submit need not look it up."""
+    key = f"judging:judge-of:{user.pk}:{user.date_joined.timestamp():.6f}"
+    judge_id = cache.get(key)
+    if judge_id is None:
+        judge_id = assessor_judge(user=user).pk
+        cache.set(key, judge_id, 3600)
+    return int(judge_id)
+
+
 @transaction.atomic
 def assessor_create(*, username: str, password: str) -> User:
     user = User.objects.create_user(username=username, password=password)
@@ -298,12 +309,12 @@ def judgment_submit(
         shown = llm_label_of(campaign=assignment.campaign, pair_id=pair_id) or ""
     if seconds is not None:
         seconds = max(0.0, min(float(seconds), 86400.0))
-    judge = assessor_judge(user=assignment.assessor)
+    judge_id = _assessor_judge_id(assignment.assessor)
     # A single INSERT whose unique token decides a race; a savepoint only when inside a caller's transaction.
     try:
         with transaction.atomic() if connection.in_atomic_block else nullcontext():
             judgment = Judgment.objects.create(
-                judge=judge,
+                judge_id=judge_id,
                 pair_id=pair_id,
                 citation_id=context_citation_id,
                 label=label,
