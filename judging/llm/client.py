@@ -6,6 +6,7 @@ import atexit
 import contextlib
 import os
 import threading
+from typing import Any
 
 from django.conf import settings
 from openai import AsyncAzureOpenAI, AsyncOpenAI, AzureOpenAI, DefaultAioHttpClient, OpenAI
@@ -105,42 +106,31 @@ _lock = threading.Lock()
 
 
 def _build(key: tuple[object, ...]) -> OpenAI:
-    if key[0] == "azure":
-        _, api_key, endpoint, api_version, timeout = key
-        return AzureOpenAI(
-            api_key=str(api_key),
-            azure_endpoint=str(endpoint),
-            api_version=str(api_version),
-            max_retries=0,
-            timeout=float(str(timeout)),
-        )
-    _, api_key, base_url, timeout = key
-    return OpenAI(
-        api_key=str(api_key),
-        base_url=None if base_url is None else str(base_url),
-        max_retries=0,
-        timeout=float(str(timeout)),
-    )
+    return _construct(key, OpenAI, AzureOpenAI)  # type: ignore[no-any-return]
 
 
 def _build_async(key: tuple[object, ...]) -> AsyncOpenAI:
+    return _construct(key, AsyncOpenAI, AsyncAzureOpenAI, http_client=DefaultAioHttpClient())  # type: ignore[no-any-return]
+
+
+def _construct(key: tuple[object, ...], plain: Any, azure: Any, **extra: Any) -> Any:
     if key[0] == "azure":
         _, api_key, endpoint, api_version, timeout = key
-        return AsyncAzureOpenAI(
+        return azure(
             api_key=str(api_key),
             azure_endpoint=str(endpoint),
             api_version=str(api_version),
             max_retries=0,
             timeout=float(str(timeout)),
-            http_client=DefaultAioHttpClient(),
+            **extra,
         )
     _, api_key, base_url, timeout = key
-    return AsyncOpenAI(
+    return plain(
         api_key=str(api_key),
         base_url=None if base_url is None else str(base_url),
         max_retries=0,
         timeout=float(str(timeout)),
-        http_client=DefaultAioHttpClient(),
+        **extra,
     )
 
 
