@@ -1,9 +1,14 @@
-"""Requests- and tokens-per-minute budgets (memory storage here; Redis across workers in test_llm_workers)."""
+"""Requests- and tokens-per-minute budgets (memory storage; Redis across workers in test_llm_workers), and the
+concurrency slots in Redis."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import time
 import uuid
+
+import pytest
 
 from judging.llm import ratelimit
 
@@ -44,3 +49,41 @@ def test_budgets_of_two_judges_are_separate(llm_fast):
     first, second = budget(requests_per_minute=60), budget(requests_per_minute=60)
     ratelimit.acquire(first)
     assert timed(lambda: ratelimit.acquire(second), 1) < 0.2
+
+
+def test_concurrency_slots_are_reused_shared_between_chunks_and_given_back(settings):
+    # given a judge's 4 slots in Redis, as the workers share them
+    if not os.environ.get("REDIS_URL"):
+        pytest.fail("this test needs REDIS_URL (a real Redis)")
+    settings.LLM_RATE_LIMIT_STORAGE = os.environ["REDIS_URL"]
+    key = f"test-{uuid.uuid4().hex[:8]}"
+
+    async def scenario():
+        first = ratelimit.ConcurrencySlots(key, 4, lease_seconds=60)
+        second = ratelimit.ConcurrencySlots(key, 4, lease_seconds=60)
+        # when two chunks ask for slots in turn
+        a1, b1, a2 = await first.acquire(), await second.acquire(), await first.acquire()
+        # then a chunk holding its share (4 slots / 2 chunks) waits, though a slot is free
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(first.acquire(), timeout=0.3)
+        b2 = await asyncio.wait_for(second.acquire(), timeout=1)
+        # and a fifth call in flight waits: the judge allows four
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(second.acquire(), timeout=0.3)
+        # and a slot a chunk releases is used again by that chunk, without going back to Redis
+        await first.release(a1)
+        assert await first.acquire() == a1
+        # when the second chunk has nothing left to start and its calls end
+        await second.drain()
+        await second.release(b1)
+        await second.release(b2)
+        # then the first, alone now, may take every slot, and no more
+        taken = [await asyncio.wait_for(first.acquire(), timeout=2) for _ in range(2)]
+        assert len({a1, a2, *taken}) == 4
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(first.acquire(), timeout=0.3)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        ratelimit.concurrency_reset(key)

@@ -15,6 +15,7 @@ import random
 import threading
 import time
 import uuid
+import weakref
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -146,18 +147,21 @@ def _redis(url: str) -> Any:
 
 
 # The asynchronous clients, scripts and semaphores belong to the loop they were made on (judging.llm.aio).
-_async_redis: dict[tuple[int, str], Any] = {}
-_local_slots: dict[tuple[int, str, int], asyncio.Semaphore] = {}
+_per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, Any]] = weakref.WeakKeyDictionary()
+
+
+def _loop_state() -> dict[Any, Any]:
+    return _per_loop.setdefault(asyncio.get_running_loop(), {})
 
 
 def _async_scripts(url: str) -> tuple[Any, Any, Any]:
     import redis.asyncio
 
-    key = (id(asyncio.get_running_loop()), url)
-    found = _async_redis.get(key)
+    state = _loop_state()
+    found = state.get(url)
     if found is None:
         client = redis.asyncio.Redis.from_url(url)
-        found = _async_redis[key] = (
+        found = state[url] = (
             client,
             client.register_script(_ACQUIRE_SLOT),
             client.register_script(_RELEASE_SLOT),
@@ -269,11 +273,11 @@ class ConcurrencySlots:
         await release_script(keys=[self.name, f"{self.name}:free"], args=[token, self.limit])
 
     def _local(self) -> asyncio.Semaphore:
-        key = (id(asyncio.get_running_loop()), self.key, self.limit)
-        semaphore = _local_slots.get(key)
+        state = _loop_state()
+        semaphore = state.get((self.key, self.limit))
         if semaphore is None:
-            semaphore = _local_slots[key] = asyncio.Semaphore(self.limit)
-        return semaphore
+            semaphore = state[(self.key, self.limit)] = asyncio.Semaphore(self.limit)
+        return semaphore  # type: ignore[no-any-return]
 
 
 def concurrency_reset(key: str) -> None:
