@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from judging.llm import ratelimit
+from judging.llm import aio, ratelimit
 
 
 def budget(**limits):
@@ -84,6 +84,7 @@ def test_concurrency_slots_are_reused_shared_between_chunks_and_given_back(setti
             await asyncio.wait_for(first.acquire(), timeout=0.3)
 
     try:
-        asyncio.run(scenario())
+        # On the calls' own loop, in its thread (the browser tests keep a loop running in this one).
+        aio.submit(scenario()).result(timeout=60)
     finally:
         ratelimit.concurrency_reset(key)
