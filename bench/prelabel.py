@@ -225,7 +225,7 @@ def run_one(
         "seconds": elapsed,
         "rate": rate,
         "ceiling": ceiling,
-        "client_cpu_ms": cpu * 1000 / n,
+        "worker_cpu_ms": cpu * 1000 / n,
         "server_cpu_ms": server_cpu * 1000 / n,
     }
 
@@ -268,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     print(
         f"{'concurrency':>11} {'pairs':>6} {'seconds':>8} {'pairs/s':>8} {'ceiling':>8} {'ratio':>6}"
-        f" {'client CPU ms/pair':>19} {'server CPU ms/pair':>19}"
+        f" {'worker CPU ms/pair':>19} {'server CPU ms/pair':>19}"
     )
     worst = 1.0
     try:
@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             worst = min(worst, ratio)
             print(
                 f"{c:>11} {r['pairs']:>6.0f} {r['seconds']:>8.2f} {r['rate']:>8.1f} {r['ceiling']:>8.1f} {ratio:>6.1%}"
-                f" {r['client_cpu_ms']:>19.2f} {r['server_cpu_ms']:>19.2f}"
+                f" {r['worker_cpu_ms']:>19.2f} {r['server_cpu_ms']:>19.2f}"
             )
     finally:
         parent.send("stop")
