@@ -284,6 +284,11 @@ def _progress_many(assignments: list[Assignment]) -> dict[int, Progress]:
     return out
 
 
+def topic_counts_forget(*, assignments: Iterable[Assignment]) -> None:
+    """Their pools changed (a campaign rebuilt): the next read counts again."""
+    cache.delete_many([key for a in assignments for key in _counts_keys(a)])
+
+
 def topic_counts_judged(*, assignment: Assignment) -> None:
     """A pair of the assignment got its first judgment: one more done, if the count is cached."""
     # Not cached (or expired): nothing to bump, the next read counts.

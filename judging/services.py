@@ -38,6 +38,7 @@ from judging.selectors import (
     assignment_pending,
     assignment_pool,
     llm_label_of,
+    topic_counts_forget,
     topic_counts_judged,
 )
 from judging.tokens import submission_token
@@ -201,7 +202,9 @@ def campaign_build_pairs(*, campaign: Campaign, allow_missing_text: bool = False
     campaign.build_summary = summary
     campaign.built_at = timezone.now()
     campaign.save(update_fields=["build_summary", "built_at"])
-    for assignment in campaign.assignments.select_related("campaign"):
+    assignments = list(campaign.assignments.select_related("campaign"))
+    topic_counts_forget(assignments=assignments)  # the pools changed: count them again
+    for assignment in assignments:
         assignment_refresh_status(assignment=assignment)
     return summary
 

@@ -292,3 +292,6 @@ def test_it_reopens_a_finished_assignment_when_a_rebuild_adds_pairs(db):
     # then
     assignment.refresh_from_db()
     assert assignment.status == AssignmentStatus.OPEN
+    # and the page counts the new pool at once (the counts of the old one were kept in the cache)
+    assert selectors.topic_counts(assignment=assignment).progress == selectors.Progress(done=1, total=2)
+    assert selectors.queue_state(assignment=assignment).overall_progress == selectors.Progress(done=1, total=2)
