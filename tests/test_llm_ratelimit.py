@@ -88,3 +88,33 @@ def test_concurrency_slots_are_reused_shared_between_chunks_and_given_back(setti
         aio.submit(scenario()).result(timeout=60)
     finally:
         ratelimit.concurrency_reset(key)
+
+
+def test_a_chunk_waiting_for_a_slot_stops_when_cancelled_at_any_point(settings):
+    # given a judge's only slot taken, in Redis
+    if not os.environ.get("REDIS_URL"):
+        pytest.fail("this test needs REDIS_URL (a real Redis)")
+    settings.LLM_RATE_LIMIT_STORAGE = os.environ["REDIS_URL"]
+    key = f"test-{uuid.uuid4().hex[:8]}"
+
+    async def scenario():
+        holder = ratelimit.ConcurrencySlots(key, 1, lease_seconds=60)
+        await holder.acquire()
+        outcomes = []
+        # when a waiter is cancelled after each number of loop turns, so at every await of its
+        # Redis round trips (redis-py's sends can swallow a cancellation on Python 3.11)
+        for turns in range(40):
+            waiter = asyncio.ensure_future(ratelimit.ConcurrencySlots(key, 1, lease_seconds=60).acquire())
+            for _ in range(turns):
+                await asyncio.sleep(0)
+            waiter.cancel()
+            done, _ = await asyncio.wait({waiter}, timeout=2)
+            outcomes.append("stopped" if done and waiter.cancelled() else "went on")
+        return outcomes
+
+    try:
+        # then it stops every time, and takes no slot
+        assert aio.submit(scenario()).result(timeout=120) == ["stopped"] * 40
+        assert ratelimit._redis(os.environ["REDIS_URL"]).zcard(f"llm:slots:{key}") == 1
+    finally:
+        ratelimit.concurrency_reset(key)

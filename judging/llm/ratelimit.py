@@ -174,6 +174,14 @@ def _slot_storage() -> str:
     return uri if uri.startswith(("redis://", "rediss://")) else ""
 
 
+def _cancel_requested() -> bool:
+    """Whether this task was asked to stop: redis-py sends each command through asyncio.wait_for,
+    which on Python 3.11 swallows a cancellation that arrives just as the send completes, so a
+    cancelled waiter would otherwise go on waiting for a slot forever."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
 class ConcurrencySlots:
     """The `limit` slots of `key`, across all workers with Redis, in this process otherwise.
 
@@ -212,6 +220,10 @@ class ConcurrencySlots:
                 if self._kept:
                     return self._reuse()
                 token = await self._take()
+                if token is not None and _cancel_requested():
+                    await self._give_back(token)
+                if _cancel_requested():
+                    raise asyncio.CancelledError
                 if token is not None:
                     self._held[token] = (time.monotonic(), 1)
                     return token
@@ -219,8 +231,10 @@ class ConcurrencySlots:
                     raise InterruptedError("stopped while waiting for a concurrency slot")
                 if self._held or not self.url:
                     self._returned.clear()
+                    # asyncio.timeout, not wait_for: wait_for can swallow a cancellation (see above).
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._returned.wait(), timeout=SLOT_POLL_SECONDS)
+                        async with asyncio.timeout(SLOT_POLL_SECONDS):
+                            await self._returned.wait()
                 else:
                     client, _, _ = _async_scripts(self.url)
                     await client.blpop([f"{self.name}:free"], timeout=SLOT_WAIT_SECONDS)
