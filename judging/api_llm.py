@@ -4,6 +4,8 @@ GET/POST  /api/llm-judges/                      list, create
 POST      /api/campaigns/<id>/prelabel/         start a job {judge, mode}
 GET       /api/prelabel-jobs/<id>/              a job with its live progress
 POST      /api/prelabel-jobs/<id>/retry-errors/ a new job calling again the failed pairs
+POST      /api/prelabel-jobs/<id>/cancel/       stop a job (409 when it has already ended)
+POST      /api/prelabel-jobs/<id>/resume/       a new job calling the pairs a cancelled job left
 """
 
 from __future__ import annotations
@@ -160,3 +162,29 @@ class PrelabelRetryView(APIView):
         except services.PrelabelError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(PrelabelJobOutputSerializer(retry).data, status=status.HTTP_202_ACCEPTED)
+
+
+class PrelabelCancelView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(request=None, responses={200: PrelabelJobOutputSerializer})
+    def post(self, request: Request, job_id: int) -> Response:
+        job = get_object_or_404(PrelabelJob.objects.select_related("campaign", "judge"), pk=job_id)
+        try:
+            job = services.prelabel_job_cancel(job=job, by=_user(request))
+        except services.PrelabelError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        return Response(PrelabelJobOutputSerializer(job).data)
+
+
+class PrelabelResumeView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(request=None, responses={202: PrelabelJobOutputSerializer})
+    def post(self, request: Request, job_id: int) -> Response:
+        job = get_object_or_404(PrelabelJob.objects.select_related("campaign", "judge"), pk=job_id)
+        try:
+            resumed = services.prelabel_job_resume(job=job, created_by=_user(request))
+        except services.PrelabelError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(PrelabelJobOutputSerializer(resumed).data, status=status.HTTP_202_ACCEPTED)

@@ -20,4 +20,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("campaigns/<int:campaign_id>/prelabel/", api_llm.PrelabelStartView.as_view(), name="campaign-prelabel"),
     path("prelabel-jobs/<int:job_id>/", api_llm.PrelabelJobView.as_view(), name="prelabel-job"),
     path("prelabel-jobs/<int:job_id>/retry-errors/", api_llm.PrelabelRetryView.as_view(), name="prelabel-job-retry"),
+    path("prelabel-jobs/<int:job_id>/cancel/", api_llm.PrelabelCancelView.as_view(), name="prelabel-job-cancel"),
+    path("prelabel-jobs/<int:job_id>/resume/", api_llm.PrelabelResumeView.as_view(), name="prelabel-job-resume"),
 ]

@@ -239,6 +239,7 @@ class PrelabelStatus(models.TextChoices):
     RUNNING = "running", "Running"
     DONE = "done", "Done"
     FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
 
 
 class PrelabelJob(models.Model):
@@ -248,7 +249,7 @@ class PrelabelJob(models.Model):
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="prelabel_jobs")
     prompt_version = models.CharField(max_length=32)
     mode = models.CharField(max_length=8, choices=PrelabelMode.choices, default=PrelabelMode.LIVE)
-    status = models.CharField(max_length=8, choices=PrelabelStatus.choices, default=PrelabelStatus.PENDING)
+    status = models.CharField(max_length=16, choices=PrelabelStatus.choices, default=PrelabelStatus.PENDING)
     retry_errors = models.BooleanField(default=False, help_text="Also call again the pairs whose call failed.")
     total = models.PositiveIntegerField(default=0)
     chunks = models.PositiveIntegerField(default=0)

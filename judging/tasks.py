@@ -101,7 +101,7 @@ def poll_interval() -> float:
 @shared_task(**BATCH_TASK_OPTIONS)
 def prelabel_batch_poll(job_id: int) -> bool:
     job = _job(job_id)
-    if job is None or job.status != PrelabelStatus.RUNNING:
+    if job is None or not batch.polling(job):
         return True
     if current_app.conf.task_always_eager:
         # In process there is no later delivery to wait for: poll here until the batch ends.

@@ -28,4 +28,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path("organize/prelabel-jobs/<int:job_id>/progress/", views_llm.job_progress, name="llm_job_progress"),
     path("organize/prelabel-jobs/<int:job_id>/retry/", views_llm.job_retry, name="llm_job_retry"),
+    path("organize/prelabel-jobs/<int:job_id>/cancel/", views_llm.job_cancel, name="llm_job_cancel"),
+    path("organize/prelabel-jobs/<int:job_id>/resume/", views_llm.job_resume, name="llm_job_resume"),
 ]

@@ -15,7 +15,7 @@ from judging.llm import services
 from judging.llm.prompt import CURRENT_VERSION, PROMPTS
 from judging.llm.selectors import campaign_jobs, campaigns_recent, imported_label_count, llm_judges, prelabel_progress
 from judging.models import Campaign, Judge, JudgeKind, PrelabelJob, PrelabelMode, Provider
-from judging.views import organizer_required
+from judging.views import HtmxHttpRequest, organizer_required
 
 
 class LLMJudgeForm(forms.Form):
@@ -117,6 +117,39 @@ def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
         messages.error(request, str(error))
     else:
         messages.success(request, f"Retrying the failed calls: job #{retry.pk}.")
+    return redirect("judging:llm_prelabel", campaign_id=job.campaign_id)
+
+
+@organizer_required
+@require_POST
+def job_cancel(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
+    job = get_object_or_404(PrelabelJob.objects.select_related("judge", "campaign"), pk=job_id)
+    try:
+        job = services.prelabel_job_cancel(job=job, by=_user(request))
+    except services.PrelabelError as error:
+        error_text = str(error)
+    else:
+        error_text = ""
+    if request.htmx:
+        # The job's progress block, now showing how it ended (and, when pairs are left, a resume button).
+        return render(request, "judging/llm/prelabel.html#progress", {"job": job, "progress": prelabel_progress(job)})
+    if error_text:
+        messages.error(request, error_text)
+    else:
+        messages.success(request, f"Job #{job.pk} cancelled: the calls in flight finish and are kept.")
+    return redirect("judging:llm_prelabel", campaign_id=job.campaign_id)
+
+
+@organizer_required
+@require_POST
+def job_resume(request: HttpRequest, job_id: int) -> HttpResponse:
+    job = get_object_or_404(PrelabelJob.objects.select_related("judge", "campaign"), pk=job_id)
+    try:
+        resumed = services.prelabel_job_resume(job=job, created_by=_user(request))
+    except services.PrelabelError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"Resumed as job #{resumed.pk}: it calls only the pairs without a result.")
     return redirect("judging:llm_prelabel", campaign_id=job.campaign_id)
 
 

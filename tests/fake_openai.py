@@ -217,11 +217,24 @@ class FakeOpenAI:
             return None
         if batch["status"] == "in_progress" and time.monotonic() - batch["_created"] >= self.switches.batch_ready_after:
             self._batch_finish(batch)
+        elif batch["status"] == "cancelling":
+            # A cancelled batch ends with what it had done: here, the first half of its requests.
+            lines = self.files[batch["input_file_id"]].decode().splitlines()
+            self._batch_finish(batch, upto=len(lines) // 2, ending="cancelled")
         return _public(batch)
 
-    def _batch_finish(self, batch: dict[str, Any]) -> None:
+    def batch_cancel(self, batch_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            batch = self.batches.get(batch_id)
+            if batch is None:
+                return None
+            if batch["status"] == "in_progress":
+                batch["status"] = "cancelling"
+        return _public(batch)
+
+    def _batch_finish(self, batch: dict[str, Any], *, upto: int | None = None, ending: str = "completed") -> None:
         out, errors = [], []
-        lines = self.files[batch["input_file_id"]].decode().splitlines()
+        lines = self.files[batch["input_file_id"]].decode().splitlines()[:upto]
         for line in lines:
             if not line.strip():
                 continue
@@ -243,7 +256,7 @@ class FakeOpenAI:
                 "\n".join(json.dumps(e) for e in errors).encode(), "batch_output"
             )["id"]
         batch["request_counts"] = {"total": len(out) + len(errors), "completed": len(out), "failed": len(errors)}
-        batch["status"] = "completed"
+        batch["status"] = ending
 
 
 def completion(*, model: str, text: str, prompt: str) -> dict[str, Any]:
@@ -325,6 +338,9 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._send(200, server.file_create(data, purpose))
             elif path in ("/v1/batches", "/batches"):
                 self._send(200, server.batch_create(json.loads(raw or b"{}")))
+            elif cancel := re.match(r"^(?:/v1)?/batches/(?P<id>[^/]+)/cancel$", path):
+                batch = server.batch_cancel(cancel.group("id"))
+                self._send(200 if batch else 404, batch or {"error": {"message": "no such batch"}})
             else:
                 self._send(404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}})
 

@@ -2,6 +2,8 @@
 
 Submit: claim the pairs under the job's own claim, build the JSONL, upload it, create the batch.
 Poll (from a Celery task): when the batch ends, read its output and error files and write the outcomes.
+Cancel: ask the provider to stop the batch, and go on polling until it has ended, so that the requests it
+finished (and charged for) are stored; the pairs it did not do go back to be done by a later job.
 """
 
 from __future__ import annotations
@@ -11,11 +13,19 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+import openai
 from django.utils import timezone
 
 from judging.llm.calls import CallOutcome, outcome_from_body
 from judging.llm.client import batch_endpoint, client_for
-from judging.llm.services import call_requests, llm_config, results_claim, results_write
+from judging.llm.services import (
+    call_requests,
+    job_cancelled,
+    llm_config,
+    results_claim,
+    results_release,
+    results_write,
+)
 from judging.models import LLMResult, LLMResultStatus, PrelabelJob, PrelabelStatus
 
 CUSTOM_ID_PREFIX = "pair-"
@@ -72,7 +82,30 @@ def batch_submit(*, job: PrelabelJob, pair_ids: Sequence[int]) -> str:
     )
     PrelabelJob.objects.filter(pk=job.pk).update(batch_id=batch.id, batch_status=batch.status)
     job.batch_id, job.batch_status = batch.id, batch.status
+    if job_cancelled(job.pk):
+        # Cancelled while the batch was being created: the cancel found no batch to stop.
+        job.refresh_from_db()
+        batch_cancel(job=job)
     return batch.id
+
+
+def batch_cancel(*, job: PrelabelJob) -> None:
+    """Ask the provider to stop the job's batch; the polling goes on until the batch has ended."""
+    try:
+        batch = client_for(llm_config(job.judge)).batches.cancel(job.batch_id)
+    except openai.APIError as error:
+        message = f"{job.message}; the provider did not cancel batch {job.batch_id}: {error}"
+        PrelabelJob.objects.filter(pk=job.pk).update(message=message[:4000])
+        return
+    PrelabelJob.objects.filter(pk=job.pk).update(batch_status=batch.status)
+
+
+def polling(job: PrelabelJob) -> bool:
+    """Whether the job's batch is still to be polled: the job runs, or it was cancelled and its batch
+    has not ended yet (what the batch finished is still stored)."""
+    if job.status == PrelabelStatus.RUNNING:
+        return True
+    return job.status == PrelabelStatus.CANCELLED and bool(job.batch_id) and job.batch_status not in FINISHED
 
 
 def _pair_id(custom_id: str) -> int | None:
@@ -112,8 +145,11 @@ def outcomes_from_output(text: str) -> list[CallOutcome]:
 
 def batch_poll(*, job: PrelabelJob) -> bool:
     """Check the batch once; when it has ended, store every outcome. True when the job is finished."""
+    job.refresh_from_db()
     if not job.batch_id:
         return job.status != PrelabelStatus.RUNNING
+    if not polling(job):
+        return True
     llm = llm_config(job.judge)
     client = client_for(llm)
     batch = client.batches.retrieve(job.batch_id)
@@ -126,16 +162,22 @@ def batch_poll(*, job: PrelabelJob) -> bool:
             outcomes.extend(outcomes_from_output(client.files.content(file_id).text))
     claim = job_claim(job)
     seen = {o.pair_id for o in outcomes}
-
-    missing = LLMResult.objects.filter(
-        judge=job.judge, prompt_version=job.prompt_version, status=LLMResultStatus.PENDING, claim=claim
-    ).exclude(pair_id__in=seen)
-    outcomes.extend(
-        CallOutcome(pid, LLMResultStatus.ERROR, error=f"no result in the batch ({batch.status})", attempts=1)
-        for pid in missing.values_list("pair_id", flat=True)
-    )
+    cancelled = job.status == PrelabelStatus.CANCELLED
+    if not cancelled:
+        missing = LLMResult.objects.filter(
+            judge=job.judge, prompt_version=job.prompt_version, status=LLMResultStatus.PENDING, claim=claim
+        ).exclude(pair_id__in=seen)
+        outcomes.extend(
+            CallOutcome(pid, LLMResultStatus.ERROR, error=f"no result in the batch ({batch.status})", attempts=1)
+            for pid in missing.values_list("pair_id", flat=True)
+        )
     results_write(llm=llm, prompt_version=job.prompt_version, claim=claim, outcomes=outcomes, batch=True)
-    PrelabelJob.objects.filter(pk=job.pk).update(
+    if cancelled:
+        # The pairs the cancelled batch did not do are not errors: a later job does them.
+        results_release(judge=job.judge, prompt_version=job.prompt_version, claim=claim)
+        PrelabelJob.objects.filter(pk=job.pk).update(batch_status=batch.status)
+        return True
+    PrelabelJob.objects.filter(pk=job.pk, status=PrelabelStatus.RUNNING).update(
         status=PrelabelStatus.DONE if batch.status == "completed" else PrelabelStatus.FAILED,
         batch_status=batch.status,
         message="" if batch.status == "completed" else f"the batch ended {batch.status}",

@@ -184,9 +184,10 @@ class Caller:
         for attempt in range(1, self.policy.max_attempts + 1):
             held, slot = slot, None
             if self.stop.is_set():
+                # Stopped between attempts (the job was cancelled): the pair stays to do, not an error.
                 if held is not None and self.slots is not None:
                     await self.slots.release(held)
-                return CallOutcome(request.pair_id, LLMResultStatus.ERROR, error="stopped", attempts=attempt - 1)
+                raise InterruptedError("stopped")
             started = time.monotonic()
             try:
                 response = await self._post(request, held)

@@ -50,7 +50,7 @@ class Progress:
 
     @property
     def finished(self) -> bool:
-        return self.status in (PrelabelStatus.DONE, PrelabelStatus.FAILED)
+        return self.status in (PrelabelStatus.DONE, PrelabelStatus.FAILED, PrelabelStatus.CANCELLED)
 
 
 def llm_judges() -> QuerySet[Judge]:
@@ -77,7 +77,8 @@ def prelabel_progress(job: PrelabelJob) -> Progress:
         labelled=Count("pk", filter=Q(status=LLMResultStatus.LABELLED)),
         parse_errors=Count("pk", filter=Q(status=LLMResultStatus.PARSE_ERROR)),
         errors=Count("pk", filter=Q(status=LLMResultStatus.ERROR)),
-        in_flight=Count("pk", filter=Q(status=LLMResultStatus.PENDING)),
+        # Pending and held by a claim: a call is on its way (a released pair is only still to do).
+        in_flight=Count("pk", filter=Q(status=LLMResultStatus.PENDING, claim__isnull=False)),
         recent=Count("pk", filter=~Q(status=LLMResultStatus.PENDING) & Q(updated_at__gte=window_start)),
         cost=Sum("cost"),
     )

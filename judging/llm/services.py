@@ -50,6 +50,8 @@ from judging.models import (
 logger = logging.getLogger(__name__)
 
 FINAL = (LLMResultStatus.LABELLED, LLMResultStatus.PARSE_ERROR)
+# A job still to run or running; done, failed and cancelled jobs have ended.
+JOB_OPEN = (PrelabelStatus.PENDING, PrelabelStatus.RUNNING)
 BATCH_PRICE_FACTOR = Decimal("0.5")
 
 
@@ -167,6 +169,60 @@ def prelabel_job_create(
     return job
 
 
+def prelabel_job_cancel(*, job: PrelabelJob, by: User | None = None) -> PrelabelJob:
+    """Stop a job that has not ended. Its queued chunks do not start; its running chunks start no new
+    call and store what the calls in flight return; the pairs left go back to be done by a later job
+    (a resume is a new job: it calls only what has no result). A batch is cancelled at the provider,
+    and what it finished before the cancel is still stored when it ends."""
+    who = f" by {by.get_username()}" if by is not None else ""
+    cancelled = PrelabelJob.objects.filter(pk=job.pk, status__in=JOB_OPEN).update(
+        status=PrelabelStatus.CANCELLED, message=f"cancelled{who}", finished_at=timezone.now()
+    )
+    job.refresh_from_db()
+    if not cancelled:
+        raise PrelabelError(f"job #{job.pk} has already ended: {job.get_status_display().lower()}")
+    if job.mode == PrelabelMode.BATCH and job.batch_id:
+        from judging.llm import batch
+
+        batch.batch_cancel(job=job)
+    return job
+
+
+def prelabel_job_resume(*, job: PrelabelJob, created_by: User | None = None) -> PrelabelJob:
+    """A new job over the same campaign, judge and mode: it calls only the pairs still without a result.
+
+    Refused while calls of the ended job are still in flight: they are paid for and will be stored, and
+    the new job would otherwise find their pairs held and wait for their claims to go stale."""
+    job.refresh_from_db()
+    if job.status in JOB_OPEN:
+        raise PrelabelError(f"job #{job.pk} is still {job.get_status_display().lower()}")
+    in_flight = calls_in_flight(job=job)
+    if in_flight:
+        raise PrelabelError(
+            f"{in_flight} call{'s' if in_flight != 1 else ''} of job #{job.pk} still in flight; "
+            "resume once they have ended (a few seconds)"
+        )
+    return prelabel_job_create(
+        campaign=job.campaign, judge=job.judge, mode=job.mode, retry_errors=job.retry_errors, created_by=created_by
+    )
+
+
+def calls_in_flight(*, job: PrelabelJob) -> int:
+    """Pairs of the job's campaign held by a live claim of its judge: calls made or about to be."""
+    return LLMResult.objects.filter(
+        judge=job.judge,
+        prompt_version=job.prompt_version,
+        pair_id__in=CampaignPair.objects.filter(campaign=job.campaign_id).values("pair_id"),
+        status=LLMResultStatus.PENDING,
+        claim__isnull=False,
+        updated_at__gte=timezone.now() - stale_after(),
+    ).count()
+
+
+def job_cancelled(job_id: int) -> bool:
+    return PrelabelJob.objects.filter(pk=job_id, status=PrelabelStatus.CANCELLED).exists()
+
+
 def prelabel_job_enqueue(*, job_id: int) -> None:
     """Hand the job to the Celery workers; in the embedded default (eager, no broker) run it in a thread,
     so that the organizer's request returns at once and the page shows the progress."""
@@ -228,23 +284,27 @@ def pairs_to_do(*, job: PrelabelJob) -> list[int]:
 
 def prelabel_job_run(*, job: PrelabelJob, chunk_size: int | None = None, dispatch: bool = True) -> list[list[int]]:
     """Split the job into chunks and enqueue them (or, for batch mode, submit the batch). Returns the chunks."""
-    if job.status in (PrelabelStatus.DONE, PrelabelStatus.FAILED):
+    if job.status not in JOB_OPEN:
         return []
     llm = llm_config(job.judge)
     todo = pairs_to_do(job=job)
     now = timezone.now()
+    open_job = PrelabelJob.objects.filter(pk=job.pk, status__in=JOB_OPEN)
     if not todo:
-        PrelabelJob.objects.filter(pk=job.pk).update(
-            status=PrelabelStatus.DONE, started_at=job.started_at or now, finished_at=now, chunks=0
-        )
+        open_job.update(status=PrelabelStatus.DONE, started_at=job.started_at or now, finished_at=now, chunks=0)
         job.refresh_from_db()
         return []
     size = chunk_size or chunk_size_for(llm)
     chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
-    job.status = PrelabelStatus.RUNNING
-    job.started_at = job.started_at or now
-    job.chunks = 1 if job.mode == PrelabelMode.BATCH else len(chunks)
-    job.save(update_fields=["status", "started_at", "chunks"])
+    # A conditional update, so that a job cancelled meanwhile stays cancelled.
+    started = open_job.update(
+        status=PrelabelStatus.RUNNING,
+        started_at=job.started_at or now,
+        chunks=1 if job.mode == PrelabelMode.BATCH else len(chunks),
+    )
+    job.refresh_from_db()
+    if not started:
+        return []
     if not dispatch:
         return chunks
     from judging.tasks import prelabel_batch_submit, prelabel_chunk
@@ -258,7 +318,7 @@ def prelabel_job_run(*, job: PrelabelJob, chunk_size: int | None = None, dispatc
 
 
 def prelabel_job_fail(*, job: PrelabelJob, message: str) -> None:
-    PrelabelJob.objects.filter(pk=job.pk).update(
+    PrelabelJob.objects.filter(pk=job.pk).exclude(status=PrelabelStatus.CANCELLED).update(
         status=PrelabelStatus.FAILED, message=message[:4000], finished_at=timezone.now()
     )
 
@@ -327,7 +387,8 @@ def results_claim(
             ignore_conflicts=True,
             batch_size=1000,
         )
-    claimable = Q(status=LLMResultStatus.PENDING, updated_at__lt=now - stale_after())
+    # Pending rows nobody holds: released by a cancelled chunk, or held by a claim gone stale.
+    claimable = Q(status=LLMResultStatus.PENDING) & (Q(claim__isnull=True) | Q(updated_at__lt=now - stale_after()))
     if retry_errors:
         claimable |= Q(status=LLMResultStatus.ERROR)
     mine = LLMResult.objects.filter(judge=judge, prompt_version=prompt_version, pair_id__in=pair_ids)
@@ -335,6 +396,13 @@ def results_claim(
     claimed = list(mine.filter(status=LLMResultStatus.PENDING, claim=claim).values_list("pair_id", flat=True))
     held = mine.filter(status=LLMResultStatus.PENDING).exclude(claim=claim).count()
     return claimed, held
+
+
+def results_release(*, judge: Judge, prompt_version: str, claim: uuid.UUID) -> int:
+    """Give back the pending pairs of a claim that will not call them (its job was cancelled)."""
+    return LLMResult.objects.filter(
+        judge=judge, prompt_version=prompt_version, status=LLMResultStatus.PENDING, claim=claim
+    ).update(claim=None, updated_at=timezone.now())
 
 
 def _results_insert_pending_postgresql(
@@ -607,6 +675,8 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
             # Wake once a second (or when all is done) and write everything that arrived, rather than once per
             # outcome: fewer, larger statements, and this thread competes for the interpreter with the loop.
             all_done.wait(flush_every)
+            if not stop.is_set() and job_cancelled(job.pk):
+                stop.set()  # no new call starts; the calls in flight end and are written below
             while True:
                 try:
                     item = done.get_nowait()
@@ -620,6 +690,8 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
                     llm=llm, prompt_version=job.prompt_version, claim=claim, outcomes=buffer
                 )
                 buffer = []
+        # Every claimed pair has ended here; those left pending (stopped) are free for a later job at once.
+        results_release(judge=job.judge, prompt_version=job.prompt_version, claim=claim)
     finally:
         stop.set()
         if buffer:
@@ -643,6 +715,8 @@ def prelabel_job_execute(*, job: PrelabelJob, poll_seconds: float | None = None)
                     time.sleep(interval)
         else:
             for chunk in chunks:
+                if job_cancelled(job.pk):
+                    break
                 prelabel_chunk_run(job=job, pair_ids=chunk)
     except PrelabelError as error:
         prelabel_job_fail(job=job, message=str(error))

@@ -1,4 +1,8 @@
-"""python manage.py prelabel CAMPAIGN --judge NAME [--wait] [--batch] [--retry-errors]"""
+"""python manage.py prelabel CAMPAIGN --judge NAME [--wait] [--batch] [--retry-errors]
+
+Ctrl-C while it waits: with Celery workers it stops watching (the job goes on; `prelabel_cancel JOB`
+cancels it); without a broker, where this process runs the job, it cancels the job.
+"""
 
 from __future__ import annotations
 
@@ -51,7 +55,18 @@ class Command(BaseCommand):
             worker = threading.Thread(target=_execute, args=(job.pk,), daemon=True)
             worker.start()
         if options["wait"] or in_process:
-            self._watch(job, show_bar=options["wait"] and options["verbosity"] > 0)
+            try:
+                self._watch(job, show_bar=options["wait"] and options["verbosity"] > 0)
+            except KeyboardInterrupt:
+                if worker is None:
+                    self.stdout.write(
+                        f"\nstopped watching; job #{job.pk} goes on on the workers "
+                        f"(`python manage.py prelabel_cancel {job.pk}` cancels it)"
+                    )
+                    return
+                # This process runs the job: Ctrl-C cancels it, and the calls in flight are still stored.
+                self.stdout.write(f"\ncancelling job #{job.pk}; the calls in flight finish and are kept")
+                services.prelabel_job_cancel(job=job)
         if worker is not None:
             worker.join()
         job.refresh_from_db()
