@@ -103,3 +103,22 @@ def test_prelabel_refuses_an_imported_label_source(llm_fast):
 def test_prelabel_names_an_unknown_campaign(llm_fast):
     with pytest.raises(CommandError, match="no campaign"):
         call_command("prelabel", "nope", "--judge", "x")
+
+
+def test_prelabel_cancel_stops_a_job_and_says_so(fake_openai, llm_fast):
+    from judging.llm import services
+    from judging.models import PrelabelJob, Provider
+
+    campaign = llm_campaign_build(statements=["A claim [FS]."])
+    llm = services.llm_judge_create(
+        name="gpt-cli", model="m", provider=Provider.COMPATIBLE, base_url=fake_openai.base_url
+    )
+    job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
+    out = StringIO()
+    call_command("prelabel_cancel", str(job.pk), stdout=out)
+    assert f"job #{job.pk} cancelled" in out.getvalue()
+    assert PrelabelJob.objects.get(pk=job.pk).status == "cancelled"
+    with pytest.raises(CommandError, match="already ended: cancelled"):
+        call_command("prelabel_cancel", str(job.pk))
+    with pytest.raises(CommandError, match="no pre-label job #999999"):
+        call_command("prelabel_cancel", "999999")
