@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from judging.llm import services
-from judging.models import LLMResult, Provider
+from judging.models import LLMResult, PrelabelMode, Provider
 from tests.factories import llm_campaign_build
 
 pytestmark = pytest.mark.django_db
@@ -43,3 +45,26 @@ def test_an_openai_judge_reads_the_base_url_from_the_environment(fake_openai, ll
     services.prelabel_job_execute(job=job)
     assert fake_openai.paths["/v1/chat/completions"] == 1
     assert LLMResult.objects.get().label == "PS"
+
+
+def test_an_azure_judge_runs_a_batch_job_through_the_azure_files_and_batches_paths(fake_openai, llm_fast, monkeypatch):
+    # given an Azure judge (a global batch deployment)
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "azure-test-key")
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", fake_openai.root_url)
+    monkeypatch.setenv("AZURE_OPENAI_API_VERSION", "2024-10-21")
+    campaign = llm_campaign_build(statements=["A [NS] claim.", "Another [FS] claim.", "A third [PS] claim."])
+    llm = services.llm_judge_create(name="gpt-4o-azure-batch", model="my-batch-deployment", provider=Provider.AZURE)
+    # when a batch job runs
+    job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, mode=PrelabelMode.BATCH, enqueue=False)
+    job = services.prelabel_job_execute(job=job, poll_seconds=0.01)
+    # then the upload and the batch go to Azure's paths, each line to the deployment's chat completions,
+    # and no live call is made
+    assert job.status == "done"
+    assert fake_openai.paths["/openai/files"] == 1
+    assert fake_openai.paths["/openai/batches"] == 1
+    assert fake_openai.paths["/v1/files"] == fake_openai.paths["/v1/batches"] == 0
+    assert sum(n for path, n in fake_openai.paths.items() if "chat/completions" in path) == 0
+    lines = [json.loads(line) for line in next(iter(fake_openai.files.values())).decode().splitlines()]
+    assert {(line["url"], line["body"]["model"]) for line in lines} == {("/chat/completions", "my-batch-deployment")}
+    assert sorted(LLMResult.objects.values_list("label", flat=True)) == ["FS", "NS", "PS"]
+    assert fake_openai.models["my-batch-deployment"] == 3
