@@ -53,6 +53,7 @@ def test_the_organizer_cancels_a_running_job_and_resumes_it(page, live_server, o
     # then, without a reload, the job shows as cancelled, with the pairs left to resume
     page.wait_for_function("document.querySelector('.js-status').textContent.trim() === 'Cancelled'", timeout=10_000)
     assert page.locator(".js-cancel").count() == 0
+    assert page.locator(".js-message").inner_text() == f"cancelled by {organizer.username}"
     # and, once the call in flight has ended and been kept, the pairs left to resume
     page.wait_for_selector(".js-resume", timeout=10_000)
     assert "Resume:" in page.locator(".js-resume").inner_text()
