@@ -47,15 +47,15 @@ def in_thread(job_id):
 def test_a_cancelled_job_stops_keeps_its_calls_and_a_resume_does_only_the_rest(
     fake_openai, llm_fast, organizer, settings
 ):
-    # given a running job of 60 pairs, two calls at a time of 200 ms each, in chunks of 20
+    # given a running job of 60 pairs, two calls at a time of 500 ms each (about 15 s in all), in chunks of 20
     settings.LLM_CHUNK_SIZE = 20
-    fake_openai.switches.latency = 0.2
+    fake_openai.switches.latency = 0.5
     campaign = llm_campaign_build(statements=STATEMENTS)
     llm = judge_for(fake_openai, max_concurrency=2)
     job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
     worker = in_thread(job.pk)
     labelled = LLMResult.objects.filter(judge=llm.judge, status="labelled")
-    wait_until(lambda: labelled.count() >= 4, 20)
+    wait_until(lambda: labelled.count() >= 2, 20)
     # when the organizer cancels it
     job = services.prelabel_job_cancel(job=job, by=organizer)
     # then it stops within about a second, far from done
