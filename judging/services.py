@@ -226,14 +226,15 @@ def assessor_judge(*, user: User) -> Judge:
         return Judge.objects.get(user=user)
 
 
-def _assessor_judge_id(user: User) -> int:
-    """The user's Judge, kept in the cache: it never changes once made, and a submit need not look it up."""
-    key = f"judging:judge-of:{user.pk}:{user.date_joined.timestamp():.6f}"
-    judge_id = cache.get(key)
-    if judge_id is None:
-        judge_id = assessor_judge(user=user).pk
-        cache.set(key, judge_id, 3600)
-    return int(judge_id)
+def _assessor_judge_cached(user: User) -> Judge:
+    """The user's Judge, kept in the cache for an hour, so that a submit need not look it up (its name
+    is only read for the submit's response, so a rename shows there within the hour)."""
+    key = f"judging:judge:{user.pk}:{user.date_joined.timestamp():.6f}"
+    judge = cache.get(key)
+    if not isinstance(judge, Judge):
+        judge = assessor_judge(user=user)
+        cache.set(key, judge, 3600)
+    return judge
 
 
 @transaction.atomic
@@ -312,12 +313,12 @@ def judgment_submit(
         shown = llm_label_of(campaign=assignment.campaign, pair_id=pair_id) or ""
     if seconds is not None:
         seconds = max(0.0, min(float(seconds), 86400.0))
-    judge_id = _assessor_judge_id(assignment.assessor)
+    judge = _assessor_judge_cached(assignment.assessor)
     # A single INSERT whose unique token decides a race; a savepoint only when inside a caller's transaction.
     try:
         with transaction.atomic() if connection.in_atomic_block else nullcontext():
             judgment = Judgment.objects.create(
-                judge_id=judge_id,
+                judge=judge,
                 pair_id=pair_id,
                 citation_id=context_citation_id,
                 label=label,
