@@ -124,6 +124,10 @@ def _user(request: Request) -> User | None:
     return request.user if isinstance(request.user, User) else None
 
 
+def _job(job_id: int) -> PrelabelJob:
+    return get_object_or_404(PrelabelJob.objects.select_related("campaign", "judge"), pk=job_id)
+
+
 class PrelabelStartView(APIView):
     permission_classes = [IsAdminUser]
 
@@ -147,7 +151,7 @@ class PrelabelJobView(APIView):
 
     @extend_schema(responses=PrelabelJobOutputSerializer)
     def get(self, request: Request, job_id: int) -> Response:
-        job = get_object_or_404(PrelabelJob.objects.select_related("campaign", "judge"), pk=job_id)
+        job = _job(job_id)
         return Response(PrelabelJobOutputSerializer(job).data)
 
 
@@ -156,7 +160,7 @@ class PrelabelRetryView(APIView):
 
     @extend_schema(request=None, responses={202: PrelabelJobOutputSerializer})
     def post(self, request: Request, job_id: int) -> Response:
-        job = get_object_or_404(PrelabelJob.objects.select_related("campaign", "judge"), pk=job_id)
+        job = _job(job_id)
         try:
             retry = services.prelabel_retry_errors(job=job, created_by=_user(request))
         except services.PrelabelError as error:
@@ -169,7 +173,7 @@ class PrelabelCancelView(APIView):
 
     @extend_schema(request=None, responses={200: PrelabelJobOutputSerializer})
     def post(self, request: Request, job_id: int) -> Response:
-        job = get_object_or_404(PrelabelJob.objects.select_related("campaign", "judge"), pk=job_id)
+        job = _job(job_id)
         try:
             job = services.prelabel_job_cancel(job=job, by=_user(request))
         except services.PrelabelError as error:
@@ -182,7 +186,7 @@ class PrelabelResumeView(APIView):
 
     @extend_schema(request=None, responses={202: PrelabelJobOutputSerializer})
     def post(self, request: Request, job_id: int) -> Response:
-        job = get_object_or_404(PrelabelJob.objects.select_related("campaign", "judge"), pk=job_id)
+        job = _job(job_id)
         try:
             resumed = services.prelabel_job_resume(job=job, created_by=_user(request))
         except services.PrelabelError as error:

@@ -103,14 +103,21 @@ def prelabel_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @organizer_required
 @require_GET
 def job_progress(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = get_object_or_404(PrelabelJob.objects.select_related("judge", "campaign"), pk=job_id)
+    return _progress_block(request, _job(job_id))
+
+
+def _job(job_id: int) -> PrelabelJob:
+    return get_object_or_404(PrelabelJob.objects.select_related("judge", "campaign"), pk=job_id)
+
+
+def _progress_block(request: HttpRequest, job: PrelabelJob) -> HttpResponse:
     return render(request, "judging/llm/prelabel.html#progress", {"job": job, "progress": prelabel_progress(job)})
 
 
 @organizer_required
 @require_POST
 def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = get_object_or_404(PrelabelJob.objects.select_related("judge", "campaign"), pk=job_id)
+    job = _job(job_id)
     try:
         retry = services.prelabel_retry_errors(job=job, created_by=_user(request))
     except services.PrelabelError as error:
@@ -123,7 +130,7 @@ def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
 @organizer_required
 @require_POST
 def job_cancel(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
-    job = get_object_or_404(PrelabelJob.objects.select_related("judge", "campaign"), pk=job_id)
+    job = _job(job_id)
     try:
         job = services.prelabel_job_cancel(job=job, by=_user(request))
     except services.PrelabelError as error:
@@ -132,7 +139,7 @@ def job_cancel(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
         error_text = ""
     if request.htmx:
         # The job's progress block, now showing how it ended (and, when pairs are left, a resume button).
-        return render(request, "judging/llm/prelabel.html#progress", {"job": job, "progress": prelabel_progress(job)})
+        return _progress_block(request, job)
     if error_text:
         messages.error(request, error_text)
     else:
@@ -143,7 +150,7 @@ def job_cancel(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
 @organizer_required
 @require_POST
 def job_resume(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = get_object_or_404(PrelabelJob.objects.select_related("judge", "campaign"), pk=job_id)
+    job = _job(job_id)
     try:
         resumed = services.prelabel_job_resume(job=job, created_by=_user(request))
     except services.PrelabelError as error:
