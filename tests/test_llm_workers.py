@@ -168,3 +168,43 @@ def test_two_workers_share_one_concurrency_cap(not_eager, fake_openai, two_worke
     assert LLMResult.objects.filter(judge=llm.judge, status="labelled").count() == 30
     assert all(chunk_counts(not_eager, two_workers))
     assert fake_openai.max_in_flight == 3
+
+
+def test_a_job_cancelled_on_two_workers_stops_keeps_its_calls_and_resumes(not_eager, fake_openai, two_workers):
+    # given a job of 60 pairs in 12 chunks on two workers (8 chunks run at once, 4 wait in the queue),
+    # 4 calls at a time of half a second each
+    fake_openai.switches.latency = 0.5
+    campaign = llm_campaign_build(statements=[f"Claim {i} [NS]." for i in range(60)])
+    llm = services.llm_judge_create(
+        name=f"cancel-{uuid.uuid4().hex[:6]}",
+        model="m",
+        provider=Provider.COMPATIBLE,
+        base_url=fake_openai.base_url,
+        max_concurrency=4,
+    )
+    job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
+    services.prelabel_job_run(job=job, chunk_size=5)
+    results = LLMResult.objects.filter(judge=llm.judge)
+    deadline = time.monotonic() + 60
+    while results.filter(status="labelled").count() < 4:
+        assert time.monotonic() < deadline, "no result within 60 s"
+        time.sleep(0.1)
+    # when it is cancelled
+    services.prelabel_job_cancel(job=job)
+    # then the workers stop calling: the calls in flight end, are stored, and no pair stays held
+    deadline = time.monotonic() + 30
+    while results.filter(status="pending", claim__isnull=False).exists():
+        assert time.monotonic() < deadline, "pairs still held 30 s after the cancel"
+        time.sleep(0.2)
+    time.sleep(1.5)  # a queued chunk would have started calling by now
+    calls = fake_openai.chat_calls
+    assert calls < 40
+    assert results.filter(status="labelled").count() == calls
+    job.refresh_from_db()
+    assert job.status == "cancelled"
+    # when it is resumed, then the workers call only the pairs left: 60 calls in all
+    fake_openai.switches.latency = 0.01
+    resumed = wait_for(services.prelabel_job_resume(job=job), 120)
+    assert resumed.status == "done"
+    assert fake_openai.chat_calls == 60
+    assert results.filter(status="labelled", label="NS").count() == 60
