@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from judging.llm import batch, services
+from judging.llm.selectors import stale_after
 from judging.models import PrelabelJob, PrelabelStatus
 
 # Infrastructure hiccups worth another try; the judge's own transient errors are retried per call.
@@ -61,12 +62,12 @@ def prelabel_chunk(job_id: int, pair_ids: list[int], round: int = 0) -> int:
         summary = services.prelabel_chunk_run(job=job, pair_ids=pair_ids)
     except SoftTimeLimitExceeded:
         # What was written stays; the pairs still in flight are taken over once their claim is stale.
-        prelabel_chunk.apply_async((job_id, pair_ids, round + 1), countdown=services.stale_after().total_seconds() + 5)
+        prelabel_chunk.apply_async((job_id, pair_ids, round + 1), countdown=stale_after().total_seconds() + 5)
         return 0
     if summary.held_elsewhere and round < 3 and not current_app.conf.task_always_eager:
         # Another execution holds some pairs (a duplicate delivery, or a worker that died): look again
         # once its claim would be stale, so that a dead worker's pairs are not left pending.
-        countdown = services.stale_after().total_seconds() + 5
+        countdown = stale_after().total_seconds() + 5
         prelabel_chunk.apply_async((job_id, pair_ids, round + 1), countdown=countdown)
     return summary.written
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from judging import tasks
 from judging.llm import batch, services
@@ -176,6 +178,9 @@ def test_a_resume_waits_for_the_calls_still_in_flight(fake_openai, llm_fast):
     # then a resume is refused, and says why
     with pytest.raises(services.PrelabelError, match=r"1 call of job #\d+ still in flight"):
         services.prelabel_job_resume(job=job)
-    # and once that call is stored, the resume starts
-    LLMResult.objects.filter(judge=llm.judge).update(status="labelled", label="FS", claim=None)
+    assert prelabel_progress(job).in_flight == 1
+    # and once that claim has gone stale (its worker died), the pair is only still to do: the resume starts
+    LLMResult.objects.filter(judge=llm.judge).update(updated_at=timezone.now() - timedelta(hours=1))
+    assert prelabel_progress(job).in_flight == 0
+    assert prelabel_progress(job).remaining == 3
     assert services.prelabel_job_resume(job=job).total == 3

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
+from django.conf import settings
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
@@ -70,6 +71,21 @@ def results_for(job: PrelabelJob) -> QuerySet[LLMResult]:
     )
 
 
+def stale_after() -> timedelta:
+    """How long a claim holds its pairs without news before its worker is taken for dead."""
+    return timedelta(seconds=float(getattr(settings, "LLM_CLAIM_STALE_SECONDS", 900)))
+
+
+def _in_flight(now: datetime) -> Q:
+    """Pending and held by a live claim: a call is on its way. A released pair, or one whose claim went
+    stale (its worker died), is only still to do."""
+    return Q(status=LLMResultStatus.PENDING, claim__isnull=False, updated_at__gte=now - stale_after())
+
+
+def calls_in_flight(job: PrelabelJob) -> int:
+    return results_for(job).filter(_in_flight(timezone.now())).count()
+
+
 def prelabel_progress(job: PrelabelJob) -> Progress:
     now = timezone.now()
     window_start = now - timedelta(seconds=60)
@@ -77,8 +93,7 @@ def prelabel_progress(job: PrelabelJob) -> Progress:
         labelled=Count("pk", filter=Q(status=LLMResultStatus.LABELLED)),
         parse_errors=Count("pk", filter=Q(status=LLMResultStatus.PARSE_ERROR)),
         errors=Count("pk", filter=Q(status=LLMResultStatus.ERROR)),
-        # Pending and held by a claim: a call is on its way (a released pair is only still to do).
-        in_flight=Count("pk", filter=Q(status=LLMResultStatus.PENDING, claim__isnull=False)),
+        in_flight=Count("pk", filter=_in_flight(now)),
         recent=Count("pk", filter=~Q(status=LLMResultStatus.PENDING) & Q(updated_at__gte=window_start)),
         cost=Sum("cost"),
     )

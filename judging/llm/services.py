@@ -17,7 +17,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -31,6 +30,7 @@ from judging.llm import aio, ratelimit
 from judging.llm.calls import Caller, CallOutcome, CallRequest, RetryPolicy
 from judging.llm.client import ProviderNotConfigured, async_client_for, provider_check, request_timeout
 from judging.llm.prompt import CURRENT_VERSION, PROMPTS, citation_text, messages_for
+from judging.llm.selectors import calls_in_flight, stale_after
 from judging.models import (
     Campaign,
     CampaignPair,
@@ -196,7 +196,7 @@ def prelabel_job_resume(*, job: PrelabelJob, created_by: User | None = None) -> 
     job.refresh_from_db()
     if job.status in JOB_OPEN:
         raise PrelabelError(f"job #{job.pk} is still {job.get_status_display().lower()}")
-    in_flight = calls_in_flight(job=job)
+    in_flight = calls_in_flight(job)
     if in_flight:
         raise PrelabelError(
             f"{in_flight} call{'s' if in_flight != 1 else ''} of job #{job.pk} still in flight; "
@@ -205,18 +205,6 @@ def prelabel_job_resume(*, job: PrelabelJob, created_by: User | None = None) -> 
     return prelabel_job_create(
         campaign=job.campaign, judge=job.judge, mode=job.mode, retry_errors=job.retry_errors, created_by=created_by
     )
-
-
-def calls_in_flight(*, job: PrelabelJob) -> int:
-    """Pairs of the job's campaign held by a live claim of its judge: calls made or about to be."""
-    return LLMResult.objects.filter(
-        judge=job.judge,
-        prompt_version=job.prompt_version,
-        pair_id__in=CampaignPair.objects.filter(campaign=job.campaign_id).values("pair_id"),
-        status=LLMResultStatus.PENDING,
-        claim__isnull=False,
-        updated_at__gte=timezone.now() - stale_after(),
-    ).count()
 
 
 def job_cancelled(job_id: int) -> bool:
@@ -356,10 +344,6 @@ def pairs_unfinished(*, job: PrelabelJob) -> int:
 
 
 # -- claims and results ---------------------------------------------------------------------------
-
-
-def stale_after() -> timedelta:
-    return timedelta(seconds=float(getattr(settings, "LLM_CLAIM_STALE_SECONDS", 900)))
 
 
 def results_claim(
