@@ -10,6 +10,7 @@ POST      /api/prelabel-jobs/<id>/resume/       a new job calling the pairs a ca
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -155,17 +156,23 @@ class PrelabelJobView(APIView):
         return Response(PrelabelJobOutputSerializer(job).data)
 
 
-class PrelabelRetryView(APIView):
+class _FollowUpView(APIView):
+    """POST starts the job that follows this one (`start`: a retry of its errors, a resume): 202 with it."""
+
     permission_classes = [IsAdminUser]
+    start: Callable[..., PrelabelJob]
 
     @extend_schema(request=None, responses={202: PrelabelJobOutputSerializer})
     def post(self, request: Request, job_id: int) -> Response:
-        job = _job(job_id)
         try:
-            retry = services.prelabel_retry_errors(job=job, created_by=_user(request))
+            started = type(self).start(job=_job(job_id), created_by=_user(request))
         except services.PrelabelError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(PrelabelJobOutputSerializer(retry).data, status=status.HTTP_202_ACCEPTED)
+        return Response(PrelabelJobOutputSerializer(started).data, status=status.HTTP_202_ACCEPTED)
+
+
+class PrelabelRetryView(_FollowUpView):
+    start = staticmethod(services.prelabel_retry_errors)
 
 
 class PrelabelCancelView(APIView):
@@ -181,14 +188,5 @@ class PrelabelCancelView(APIView):
         return Response(PrelabelJobOutputSerializer(job).data)
 
 
-class PrelabelResumeView(APIView):
-    permission_classes = [IsAdminUser]
-
-    @extend_schema(request=None, responses={202: PrelabelJobOutputSerializer})
-    def post(self, request: Request, job_id: int) -> Response:
-        job = _job(job_id)
-        try:
-            resumed = services.prelabel_job_resume(job=job, created_by=_user(request))
-        except services.PrelabelError as error:
-            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(PrelabelJobOutputSerializer(resumed).data, status=status.HTTP_202_ACCEPTED)
+class PrelabelResumeView(_FollowUpView):
+    start = staticmethod(services.prelabel_job_resume)

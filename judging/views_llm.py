@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -117,13 +118,17 @@ def _progress_block(request: HttpRequest, job: PrelabelJob) -> HttpResponse:
 @organizer_required
 @require_POST
 def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = _job(job_id)
+    return _follow_up(request, _job(job_id), services.prelabel_retry_errors, "Retrying the failed calls: job #{}.")
+
+
+def _follow_up(request: HttpRequest, job: PrelabelJob, start: Callable[..., PrelabelJob], done: str) -> HttpResponse:
+    """Start the job that follows `job` (a retry of its errors, a resume) and go back to the campaign's page."""
     try:
-        retry = services.prelabel_retry_errors(job=job, created_by=_user(request))
+        started = start(job=job, created_by=_user(request))
     except services.PrelabelError as error:
         messages.error(request, str(error))
     else:
-        messages.success(request, f"Retrying the failed calls: job #{retry.pk}.")
+        messages.success(request, done.format(started.pk))
     return redirect("judging:llm_prelabel", campaign_id=job.campaign_id)
 
 
@@ -150,14 +155,8 @@ def job_cancel(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
 @organizer_required
 @require_POST
 def job_resume(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = _job(job_id)
-    try:
-        resumed = services.prelabel_job_resume(job=job, created_by=_user(request))
-    except services.PrelabelError as error:
-        messages.error(request, str(error))
-    else:
-        messages.success(request, f"Resumed as job #{resumed.pk}: it calls only the pairs without a result.")
-    return redirect("judging:llm_prelabel", campaign_id=job.campaign_id)
+    done = "Resumed as job #{}: it calls only the pairs without a result."
+    return _follow_up(request, _job(job_id), services.prelabel_job_resume, done)
 
 
 @organizer_required

@@ -12,16 +12,24 @@ from tests.factories import llm_campaign_build
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_the_progress_bar_updates_live_until_the_job_is_done(page, live_server, organizer, fake_openai, llm_fast):
-    # given a campaign, a judge answering in half a second, one call at a time, jobs run in a thread
+def slow_job_page(page, live_server, organizer, fake_openai, llm_fast, *, statements, latency):
+    """The campaign's pre-label page, logged in as the organizer, with a judge answering one call at a time
+    after `latency` seconds (jobs run in a thread of the live server); returns the judge."""
     llm_fast.LLM_TASKS_IN_THREAD = True
-    fake_openai.switches.latency = 0.5
-    campaign = llm_campaign_build(statements=[f"Claim {i} [FS]." for i in range(8)])
+    fake_openai.switches.latency = latency
+    campaign = llm_campaign_build(statements=statements)
     llm = services.llm_judge_create(
         name="slow-llm", model="m", provider=Provider.COMPATIBLE, base_url=fake_openai.base_url, max_concurrency=1
     )
     browser_login(page, live_server, organizer.username)
     page.goto(f"{live_server.url}/organize/campaigns/{campaign.pk}/prelabel/")
+    return llm
+
+
+def test_the_progress_bar_updates_live_until_the_job_is_done(page, live_server, organizer, fake_openai, llm_fast):
+    # given a campaign, a judge answering in half a second, one call at a time, jobs run in a thread
+    statements = [f"Claim {i} [FS]." for i in range(8)]
+    llm = slow_job_page(page, live_server, organizer, fake_openai, llm_fast, statements=statements, latency=0.5)
     # when the organizer presses the button
     page.click("text=Pre-label with slow-llm")
     # then the page shows the job still running, and then, without a reload, done
@@ -37,14 +45,8 @@ def test_the_progress_bar_updates_live_until_the_job_is_done(page, live_server, 
 
 def test_the_organizer_cancels_a_running_job_and_resumes_it(page, live_server, organizer, fake_openai, llm_fast):
     # given a slow job running from the page
-    llm_fast.LLM_TASKS_IN_THREAD = True
-    fake_openai.switches.latency = 0.3
-    campaign = llm_campaign_build(statements=[f"Claim {i} [PS]." for i in range(30)])
-    llm = services.llm_judge_create(
-        name="slow-llm", model="m", provider=Provider.COMPATIBLE, base_url=fake_openai.base_url, max_concurrency=1
-    )
-    browser_login(page, live_server, organizer.username)
-    page.goto(f"{live_server.url}/organize/campaigns/{campaign.pk}/prelabel/")
+    statements = [f"Claim {i} [PS]." for i in range(30)]
+    llm = slow_job_page(page, live_server, organizer, fake_openai, llm_fast, statements=statements, latency=0.3)
     page.click("text=Pre-label with slow-llm")
     page.wait_for_function("Number(document.querySelector('.js-done').textContent) >= 1", timeout=20_000)
     # when the organizer cancels it and confirms

@@ -106,6 +106,27 @@ def test_the_retry_button_calls_the_failed_pairs_again(
     assert PrelabelJob.objects.count() == 2
 
 
+def test_the_api_retries_the_failed_pairs_of_a_job(
+    org_client, fake_openai, llm_fast, django_capture_on_commit_callbacks
+):
+    # given a job whose only call failed five times
+    campaign = llm_campaign_build(statements=["Claim [PS]."])
+    llm = compatible_judge(fake_openai)
+    fake_openai.switches.script = ["500"] * 5
+    with django_capture_on_commit_callbacks(execute=True):
+        job = services.prelabel_job_create(campaign=campaign, judge=llm.judge)
+    assert LLMResult.objects.get(judge=llm.judge).status == "error"
+    # when the organizer asks the API to retry its errors
+    with django_capture_on_commit_callbacks(execute=True):
+        response = org_client.post(f"/api/prelabel-jobs/{job.pk}/retry-errors/")
+    # then a new job calls that pair again, and labels it
+    assert response.status_code == 202
+    assert response.json()["id"] != job.pk
+    assert response.json()["retry_errors"] is True
+    assert LLMResult.objects.get(judge=llm.judge).label == "PS"
+    assert fake_openai.chat_calls == 6
+
+
 def test_the_page_shows_an_imported_llm_label_source(org_client, llm_fast):
     campaign = llm_campaign_build(statements=["Claim one.", "Claim two."])
     opus = Judge.objects.create(name="opus-4.8-nist", kind="llm")

@@ -51,12 +51,25 @@ def test_budgets_of_two_judges_are_separate(llm_fast):
     assert timed(lambda: ratelimit.acquire(second), 1) < 0.2
 
 
-def test_concurrency_slots_are_reused_shared_between_chunks_and_given_back(settings):
-    # given a judge's 4 slots in Redis, as the workers share them
+@pytest.fixture
+def slots_key(settings):
+    """A judge key whose concurrency slots live in the real Redis; its keys are deleted afterwards."""
     if not os.environ.get("REDIS_URL"):
         pytest.fail("this test needs REDIS_URL (a real Redis)")
     settings.LLM_RATE_LIMIT_STORAGE = os.environ["REDIS_URL"]
     key = f"test-{uuid.uuid4().hex[:8]}"
+    yield key
+    ratelimit.concurrency_reset(key)
+
+
+def on_the_calls_loop(coroutine, timeout):
+    # On the calls' own loop, in its thread (the browser tests keep a loop running in this one).
+    return aio.submit(coroutine).result(timeout=timeout)
+
+
+def test_concurrency_slots_are_reused_shared_between_chunks_and_given_back(slots_key):
+    # given a judge's 4 slots in Redis, as the workers share them
+    key = slots_key
 
     async def scenario():
         first = ratelimit.ConcurrencySlots(key, 4, lease_seconds=60)
@@ -83,19 +96,12 @@ def test_concurrency_slots_are_reused_shared_between_chunks_and_given_back(setti
         with pytest.raises(TimeoutError):
             await asyncio.wait_for(first.acquire(), timeout=0.3)
 
-    try:
-        # On the calls' own loop, in its thread (the browser tests keep a loop running in this one).
-        aio.submit(scenario()).result(timeout=60)
-    finally:
-        ratelimit.concurrency_reset(key)
+    on_the_calls_loop(scenario(), timeout=60)
 
 
-def test_a_chunk_waiting_for_a_slot_stops_when_cancelled_at_any_point(settings):
+def test_a_chunk_waiting_for_a_slot_stops_when_cancelled_at_any_point(slots_key):
     # given a judge's only slot taken, in Redis
-    if not os.environ.get("REDIS_URL"):
-        pytest.fail("this test needs REDIS_URL (a real Redis)")
-    settings.LLM_RATE_LIMIT_STORAGE = os.environ["REDIS_URL"]
-    key = f"test-{uuid.uuid4().hex[:8]}"
+    key = slots_key
 
     async def scenario():
         holder = ratelimit.ConcurrencySlots(key, 1, lease_seconds=60)
@@ -112,9 +118,6 @@ def test_a_chunk_waiting_for_a_slot_stops_when_cancelled_at_any_point(settings):
             outcomes.append("stopped" if done and waiter.cancelled() else "went on")
         return outcomes
 
-    try:
-        # then it stops every time, and takes no slot
-        assert aio.submit(scenario()).result(timeout=120) == ["stopped"] * 40
-        assert ratelimit._redis(os.environ["REDIS_URL"]).zcard(f"llm:slots:{key}") == 1
-    finally:
-        ratelimit.concurrency_reset(key)
+    # then it stops every time, and takes no slot
+    assert on_the_calls_loop(scenario(), timeout=120) == ["stopped"] * 40
+    assert ratelimit._redis(os.environ["REDIS_URL"]).zcard(f"llm:slots:{key}") == 1
