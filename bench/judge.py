@@ -301,9 +301,10 @@ def submit_api(b: Browser, card: Card, label: str, queue: list[int]) -> tuple[in
 
 
 def assessor(
-    username: str, url: str, via: str, start_at: float, stop_at: float, interval: float, offset: float, out: Any
+    username: str, url: str, via: str, seconds: float, interval: float, offset: float, start: Any, out: Any
 ) -> None:
-    """One simulated assessor: log in, open the queue, then submit-and-next until `stop_at`."""
+    """One simulated assessor: log in, open the queue, say so, wait for the common start, then submit-and-next
+    for `seconds`."""
     u = urllib.parse.urlsplit(url)
     b = Browser(u.hostname or "127.0.0.1", u.port or 80)
     login(b, username)
@@ -315,6 +316,11 @@ def assessor(
         card = api_card(b, queue)
     rng = random.Random(username)
     res = Result()
+    out.put("ready")
+    while not start.value:
+        time.sleep(0.002)
+    start_at = start.value
+    stop_at = start_at + seconds
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     while time.time() < start_at:
         time.sleep(min(0.01, start_at - time.time()))
@@ -353,15 +359,22 @@ def assessor(
 # --- the platform and the measurement ---------------------------------------------------------------
 
 
-def process_cpu(pids: list[int]) -> float:
-    total = 0
+def process_cpu(pids: list[int]) -> dict[int, float]:
+    """CPU seconds of each process still alive."""
+    out = {}
     for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+        out[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
+def cpu_since(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU used between the two readings by the processes alive at the second (a process that ended in between,
+    such as a database connection closed after CONN_MAX_AGE, is not counted: the figure is a lower bound)."""
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
 
 
 def pids_named(name: str) -> list[int]:
@@ -432,17 +445,24 @@ def run_phase(
 ) -> tuple[Phase, list[str]]:
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
+    start = ctx.Value("d", 0.0)
     n = len(accounts)
-    # Processes start and log in first; everyone begins at the same moment.
-    start_at = time.time() + 2.0 + 0.15 * n
-    stop_at = start_at + seconds
     interval = n / rate if rate else 0.0
     procs = [
-        ctx.Process(target=assessor, args=(name, url, via, start_at, stop_at, interval, k * interval / n, out))
+        ctx.Process(target=assessor, args=(name, url, via, seconds, interval, k * interval / n, start, out))
         for k, name in enumerate(accounts)
     ]
     for p in procs:
         p.start()
+    # Every process has started, logged in (a password hash each) and opened its first card before the clock and
+    # the CPU counters start: none of that is measured. Then everyone begins at the same moment.
+    for _ in procs:
+        if out.get(timeout=300) != "ready":
+            raise SystemExit("an assessor process failed before the start")
+    time.sleep(0.5)
+    start_at = time.time() + 0.2
+    stop_at = start_at + seconds
+    start.value = start_at
     while time.time() < start_at:
         time.sleep(0.005)
     servers = lambda: children(server_pid)  # noqa: E731
@@ -451,7 +471,7 @@ def run_phase(
         "postgres": process_cpu(pids_named("postgres")),
         "redis": process_cpu(pids_named("redis-server")),
     }
-    results = [out.get(timeout=seconds + 300) for _ in procs]
+    results = collect(procs, out)
     cpu1 = {
         "gunicorn": process_cpu(servers()),
         "postgres": process_cpu(pids_named("postgres")),
@@ -462,7 +482,7 @@ def run_phase(
     lat = sorted(x for r in results for x in r.latencies)
     judged = len(lat)
     q = statistics.quantiles(lat, n=100, method="inclusive") if len(lat) > 1 else [lat[0] if lat else 0.0] * 99
-    cpu = {k: cpu1[k] - cpu0[k] for k in cpu0}
+    cpu = {k: cpu_since(cpu0[k], cpu1[k]) for k in cpu0}
     cpu["assessors"] = sum(r.cpu for r in results)
     phase = Phase(
         n=n,
@@ -482,6 +502,25 @@ def run_phase(
         for e in r.errors[:3]:
             print(f"  error: {e}", file=sys.stderr)
     return phase, [t for r in results for t in r.acknowledged]
+
+
+def collect(procs: list[Any], out: Any) -> list[Result]:
+    """Each process's result; a process that ended without one (it crashed: its traceback is on stderr) counts as
+    an error rather than hanging the benchmark."""
+    import queue
+
+    results: list[Result] = []
+    while len(results) < len(procs):
+        try:
+            results.append(out.get(timeout=1.0))
+        except queue.Empty:
+            if not any(p.is_alive() for p in procs):
+                try:
+                    results.append(out.get(timeout=1.0))
+                except queue.Empty:
+                    lost = len(procs) - len(results)
+                    results += [Result(errors=["the assessor process ended without a result"]) for _ in range(lost)]
+    return results
 
 
 def check_stored(accounts: list[str], acknowledged: list[str]) -> str:

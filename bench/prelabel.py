@@ -144,7 +144,7 @@ def campaign_build(name: str, n: int) -> Any:
     """A campaign of n pairs: one run answering one topic with n sentences, each citing its own passage."""
     from assess.models import Answer, Citation, Passage, Run, Sentence, Topic
     from judging.models import Campaign, CampaignPair
-    from judging.services import pairs_for_citations
+    from judging.services import campaign_pairs_create, pairs_for_citations
 
     topic = Topic.objects.create(topic_id=f"bench-{name}", text="how fast can a campaign be pre-labelled?")
     run = Run.objects.create(run_id=f"bench.{name}")
@@ -172,8 +172,10 @@ def campaign_build(name: str, n: int) -> Any:
     citations = list(Citation.objects.filter(sentence__answer=answer).select_related("sentence"))
     pairs = pairs_for_citations(citations=citations)
     campaign = Campaign.objects.create(name=name)
-    CampaignPair.objects.bulk_create(
-        [CampaignPair(campaign=campaign, pair=pairs[c.pk], topic=topic, context_citation=c) for c in citations]
+    campaign_pairs_create(
+        campaign_pairs=[
+            CampaignPair(campaign=campaign, pair=pairs[c.pk], topic=topic, context_citation=c) for c in citations
+        ]
     )
     return campaign
 

@@ -109,8 +109,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
     }
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+elif envbool("DB_PREPARED_STATEMENTS", default=True):
+    # Parameters bound by the server, and a statement run five times on a connection prepared there: the judging
+    # page's few statements run on every keystroke, and planning them each time was most of PostgreSQL's CPU.
+    # Turn off behind a pooler in transaction mode (PgBouncer before 1.21), which cannot keep prepared statements.
+    DATABASES["default"].setdefault("OPTIONS", {}).update({"server_side_binding": True, "prepare_threshold": 5})
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Django's model backend, with the session's user read in plain SQL (config/auth.py).
+AUTHENTICATION_BACKENDS = ["config.auth.ModelBackend"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -171,7 +179,7 @@ LLM_RATE_LIMIT_STORAGE = os.environ.get("LLM_RATE_LIMIT_STORAGE", "")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "assess",
         }

@@ -94,12 +94,16 @@ class CampaignPair(models.Model):
     topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="campaign_pairs")
     context_citation = models.ForeignKey(Citation, on_delete=models.PROTECT, related_name="+")
     citation_count = models.PositiveIntegerField(default=1, help_text="Citations in the pool that this pair covers.")
+    position = models.PositiveIntegerField(
+        help_text="Place in the topic's queue: pairs citing the same passage together (by passage, then pair)."
+    )
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["campaign", "topic", "pair"], name="campaignpair_unique"),
+            # Also the queue's index: the next pair to judge is the first of this index that has no judgment.
+            models.UniqueConstraint(fields=["campaign", "topic", "position"], name="campaignpair_unique_position"),
         ]
-        indexes = [models.Index(fields=["campaign", "topic"], name="campaignpair_topic_idx")]
 
     def __str__(self) -> str:
         return f"{self.campaign_id}/{self.topic_id}/{self.pair_id}"

@@ -14,10 +14,12 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db import connection
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, TruncHour
 
-from assess.models import Passage, Run, Sentence
+from assess.models import Passage, Run, Topic
+from config.sql import aware, columns, fields_of, from_row
 from judging.models import (
     Assignment,
     Campaign,
@@ -97,16 +99,107 @@ def assignment_pending(*, assignment: Assignment) -> QuerySet[CampaignPair]:
         pending = pending.filter(_has_llm_label(assignment))
     if _study_of(assignment) is not None:
         return pending.order_by("study_order", "pair_id")
-    # `+ 0`: ordered by the bare column, PostgreSQL may walk the index of every pair in the database by passage
-    # until it meets one of this topic's (measured: 34 ms at 6k pairs, growing with each campaign) instead of
-    # sorting the topic's few hundred pending pairs (1 ms).
-    return pending.order_by(F("pair__passage_id") + 0, "pair_id")
+    return pending.order_by("position")
+
+
+# The next pending pair, in plain SQL: it is read on every keystroke, and composing it with the ORM cost more
+# CPU than everything the database does for a submit. The same pairs and order as `assignment_pending`.
+_CARD_COLUMNS = (
+    'cp.id, cp.pair_id, cp.context_citation_id, pa.id, pa.passage_id, pa.title, pa.text, pa.url, s.answer_id, s."index", '
+    "s.text"
+)
+_CARD_JOINS = (
+    " JOIN judging_pair pr ON pr.id = cp.pair_id JOIN assess_passage pa ON pa.id = pr.passage_id"
+    " JOIN assess_citation ci ON ci.id = cp.context_citation_id JOIN assess_sentence s ON s.id = ci.sentence_id"
+)
+_NEWEST_LLM_LABEL = (
+    "(SELECT l.label FROM judging_judgment l WHERE l.judge_id = %s AND l.pair_id = cp.pair_id"
+    " ORDER BY l.created_at DESC, l.id DESC LIMIT 1)"
+)
+
+
+def _next_pending(assignment: Assignment, *, card: bool) -> tuple[Any, ...] | None:
+    """The first pending pair of the queue: its id, or (`card`) the row `_card_from_row` reads; None if none."""
+    where = [
+        "cp.campaign_id = %s",
+        "cp.topic_id = %s",
+        "NOT EXISTS (SELECT 1 FROM judging_judgment j WHERE j.assignment_id = %s AND j.pair_id = cp.pair_id)",
+    ]
+    params: list[Any] = [assignment.campaign_id, assignment.topic_id, assignment.pk]
+    judge_id = assignment.campaign.post_edit_judge_id if assignment.condition == Condition.POST_EDIT else None
+    if assignment.condition == Condition.POST_EDIT:
+        if judge_id is None:
+            return None  # every pair is held back
+        where.append("EXISTS (SELECT 1 FROM judging_judgment l WHERE l.judge_id = %s AND l.pair_id = cp.pair_id)")
+        params.append(judge_id)
+    study_join, join_params = _study_join(assignment)
+    order = 'si."order", cp.pair_id' if study_join else "cp.position"
+    # The pending pair first, then its card: joined before the LIMIT, every judged pair's card was read too.
+    sql = f"SELECT cp.* FROM judging_campaignpair cp{study_join} WHERE {' AND '.join(where)} ORDER BY {order} LIMIT 1"
+    params = join_params + params
+    if card:
+        columns = _CARD_COLUMNS
+        if judge_id is not None:
+            columns += ", " + _NEWEST_LLM_LABEL
+            params.insert(0, judge_id)
+        sql = f"SELECT {columns} FROM ({sql}) cp{_CARD_JOINS}"
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        row: tuple[Any, ...] | None = cur.fetchone()
+    return row
+
+
+def _study_join(assignment: Assignment) -> tuple[str, list[Any]]:
+    """The join that keeps a study's adjudication assignment to the study's sample (`si`), and its parameter."""
+    study_id = _study_of(assignment)
+    if study_id is None:
+        return "", []
+    return " JOIN judging_studyitem si ON si.study_id = %s AND si.topic_id = cp.topic_id AND si.pair_id = cp.pair_id", [
+        study_id
+    ]
+
+
+@dataclass(frozen=True)
+class SubmissionContext:
+    citation_id: int  # the pair's context citation
+    judged: int  # this assignment's judgments of the pair so far
+    judge_id: int | None  # the assessor's human judge
+    llm_label: str  # post-edit only: the label the card showed
+
+
+def submission_context(*, assignment: Assignment, pair_id: int) -> SubmissionContext | None:
+    """What a submit of `pair_id` needs to know, or None if the pair is not in the assignment's pool."""
+    columns = (
+        "cp.context_citation_id,"
+        " (SELECT count(*) FROM judging_judgment j WHERE j.assignment_id = %s AND j.pair_id = cp.pair_id),"
+        " (SELECT h.id FROM judging_judge h WHERE h.user_id = %s)"
+    )
+    column_params: list[Any] = [assignment.pk, assignment.assessor_id]
+    judge_id = assignment.campaign.post_edit_judge_id
+    if assignment.condition == Condition.POST_EDIT and judge_id is not None:
+        columns += ", " + _NEWEST_LLM_LABEL
+        column_params.append(judge_id)
+    join, join_params = _study_join(assignment)
+    sql = (
+        f"SELECT {columns} FROM judging_campaignpair cp{join}"
+        " WHERE cp.campaign_id = %s AND cp.topic_id = %s AND cp.pair_id = %s"
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql, [*column_params, *join_params, assignment.campaign_id, assignment.topic_id, pair_id])
+        row = cur.fetchone()
+    if row is None:
+        return None
+    return SubmissionContext(
+        citation_id=row[0], judged=row[1], judge_id=row[2], llm_label=(row[3] or "") if len(row) > 3 else ""
+    )
+
+
+def assignment_has_pending(*, assignment: Assignment) -> bool:
+    return _next_pending(assignment, card=False) is not None
 
 
 def assignment_held_back_count(*, assignment: Assignment) -> int:
-    if assignment.condition != Condition.POST_EDIT:
-        return 0
-    return topic_counts(assignment=assignment).held_back
+    return _held_back(assignment)
 
 
 def _count(qs: QuerySet[Any]) -> Coalesce:
@@ -149,12 +242,35 @@ def assessor_assignments(*, user: AbstractBaseUser) -> QuerySet[Assignment]:
 
 
 def assessor_assignment_get(*, user: AbstractBaseUser, assignment_id: int) -> Assignment | None:
-    """The user's own assignment, or None (so another assessor's assignment is a 404)."""
-    return (
-        Assignment.objects.select_related("campaign", "topic", "assessor")
-        .filter(pk=assignment_id, assessor_id=user.pk)
-        .first()
+    """The user's own assignment with its campaign and topic, or None (so another assessor's assignment is a 404).
+
+    In plain SQL: it is read on every keystroke, and the ORM's select_related cost 2 ms of CPU here, more than
+    the rest of a submit's reads together. Fields not read (the campaign's summary) are deferred, as with `only`."""
+    cols = columns("a", _ASSIGNMENT_FIELDS) + columns("c", _CAMPAIGN_FIELDS) + columns("t", _TOPIC_FIELDS)
+    sql = (
+        f"SELECT {', '.join(cols)} FROM judging_assignment a JOIN judging_campaign c ON c.id = a.campaign_id"
+        " JOIN assess_topic t ON t.id = a.topic_id WHERE a.id = %s AND a.assessor_id = %s"
     )
+    with connection.cursor() as cur:
+        cur.execute(sql, [assignment_id, user.pk])
+        row = cur.fetchone()
+    if row is None:
+        return None
+    n, m = len(_ASSIGNMENT_FIELDS), len(_ASSIGNMENT_FIELDS) + len(_CAMPAIGN_FIELDS)
+    assignment = from_row(Assignment, _ASSIGNMENT_FIELDS, row[:n])
+    assignment.campaign = from_row(Campaign, _CAMPAIGN_FIELDS, row[n:m])
+    assignment.topic = from_row(Topic, _TOPIC_FIELDS, row[m:])
+    assignment.assessor = user  # type: ignore[assignment]
+    return assignment
+
+
+_ASSIGNMENT_FIELDS = fields_of(
+    Assignment, ["id", "campaign_id", "assessor_id", "topic_id", "condition", "order", "status", "created_at"]
+)
+_CAMPAIGN_FIELDS = fields_of(
+    Campaign, ["id", "name", "depth", "guidelines", "post_edit_judge_id", "highlight_evidence"]
+)
+_TOPIC_FIELDS = fields_of(Topic, ["id", "topic_id", "text"])
 
 
 @dataclass(frozen=True)
@@ -165,11 +281,6 @@ class Progress:
     @property
     def percent(self) -> int:
         return int(100 * self.done / self.total) if self.total else 100
-
-
-def assessor_overall_progress(*, user: AbstractBaseUser) -> Progress:
-    progress = _progress_many(list(Assignment.objects.filter(assessor_id=user.pk)))
-    return Progress(done=sum(p.done for p in progress.values()), total=sum(p.total for p in progress.values()))
 
 
 def next_assignment(*, user: AbstractBaseUser, after: Assignment) -> Assignment | None:
@@ -298,11 +409,14 @@ def topic_counts_judged(*, assignment: Assignment) -> None:
 
 def topic_counts(*, assignment: Assignment) -> TopicCounts:
     """Pairs in the topic's pool, those this assignment has judged, and (post-edit) those held back."""
-    held = 0
-    if assignment.condition == Condition.POST_EDIT:
-        judged = Exists(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id")))
-        held = _topic_pool(assignment).filter(~Q(judged) & ~_has_llm_label(assignment)).count()
-    return TopicCounts(progress=_progress_many([assignment])[assignment.pk], held_back=held)
+    return TopicCounts(progress=_progress_many([assignment])[assignment.pk], held_back=_held_back(assignment))
+
+
+def _held_back(assignment: Assignment) -> int:
+    if assignment.condition != Condition.POST_EDIT:
+        return 0
+    judged = Exists(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id")))
+    return _topic_pool(assignment).filter(~Q(judged) & ~_has_llm_label(assignment)).count()
 
 
 def topic_progress(*, assignment: Assignment) -> Progress:
@@ -310,18 +424,27 @@ def topic_progress(*, assignment: Assignment) -> Progress:
 
 
 def _card(
-    assignment: Assignment, cp: CampaignPair, *, nth: int, shown: str, back_of: Judgment | None = None
+    assignment: Assignment,
+    cp: CampaignPair,
+    *,
+    passage: Passage,
+    answer_id: int,
+    sentence: tuple[int, str],
+    nth: int,
+    shown: str,
+    back_of: Judgment | None = None,
 ) -> PairCard:
-    citation = cp.context_citation
-    sentences = list(
-        Sentence.objects.filter(answer_id=citation.sentence.answer_id).order_by("index").values_list("index", "text")
-    )
+    """The card of pair `cp`, whose context citation is sentence (index, text) of answer `answer_id`."""
+    index, text = sentence
+    with connection.cursor() as cur:
+        cur.execute('SELECT "index", text FROM assess_sentence WHERE answer_id = %s ORDER BY "index"', [answer_id])
+        answer = cur.fetchall()
     return PairCard(
         assignment=assignment,
         campaign_pair=cp,
-        passage=cp.pair.passage,
-        sentence_text=citation.sentence.text,
-        context=[ContextSentence(i, t, i == citation.sentence.index) for i, t in sentences],
+        passage=passage,
+        sentence_text=text,
+        context=[ContextSentence(i, t, i == index) for i, t in answer],
         token=str(submission_token(assignment_id=assignment.pk, pair_id=cp.pair_id, nth=nth)),
         shown_label=shown if assignment.condition == Condition.POST_EDIT else "",
         previous_label=back_of.label if back_of is not None else "",
@@ -329,24 +452,25 @@ def _card(
     )
 
 
-def _with_card_data(qs: QuerySet[CampaignPair], assignment: Assignment) -> QuerySet[CampaignPair]:
-    qs = qs.select_related("pair__passage", "context_citation__sentence")
-    judge_id = assignment.campaign.post_edit_judge_id
-    if assignment.condition == Condition.POST_EDIT and judge_id is not None:
-        newest = Judgment.objects.filter(judge_id=judge_id, pair_id=OuterRef("pair_id")).order_by("-created_at", "-pk")
-        qs = qs.annotate(llm_label=Subquery(newest.values("label")[:1]))
-    return qs
+def _card_from_row(assignment: Assignment, row: tuple[Any, ...]) -> PairCard:
+    cp_id, pair_id, citation_id, passage_pk, passage_id, title, text, url, answer_id, index, sentence = row[:11]
+    cp = CampaignPair(
+        pk=cp_id,
+        campaign_id=assignment.campaign_id,
+        topic_id=assignment.topic_id,
+        pair_id=pair_id,
+        context_citation_id=citation_id,
+    )
+    passage = Passage(pk=passage_pk, passage_id=passage_id, title=title, text=text, url=url, has_text=True)
+    # A pending pair has no judgment from this assignment yet: its token is the 0th.
+    shown = (row[11] or "") if len(row) > 11 else ""
+    return _card(assignment, cp, passage=passage, answer_id=answer_id, sentence=(index, sentence), nth=0, shown=shown)
 
 
 def queue_state(*, assignment: Assignment) -> QueueState:
     """The next pair to judge (resuming where the assessor was), with progress."""
-    # The next pair's id first (a narrow sort of the pending pairs), then its card: joining every pending pair's
-    # passage and sentence before sorting cost 0.5 s a call on a topic of 10,000 pairs.
-    pk = assignment_pending(assignment=assignment).values_list("pk", flat=True).first()
-    cp = _with_card_data(CampaignPair.objects.filter(pk=pk), assignment).first() if pk is not None else None
-    # A pending pair has no judgment from this assignment yet: its token is the 0th.
-    card = _card(assignment, cp, nth=0, shown=getattr(cp, "llm_label", None) or "") if cp is not None else None
-    return _state(assignment, card)
+    row = _next_pending(assignment, card=True)
+    return _state(assignment, _card_from_row(assignment, row) if row is not None else None)
 
 
 def back_state(*, assignment: Assignment, before: int | None = None) -> QueueState | None:
@@ -359,21 +483,43 @@ def back_state(*, assignment: Assignment, before: int | None = None) -> QueueSta
     if judgment is None:
         return None
     rows = list(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=judgment.pair_id).order_by("-pk"))
-    cp = _with_card_data(_topic_pool(assignment).filter(pair_id=judgment.pair_id), assignment).get()
-    card = _card(assignment, cp, nth=len(rows), shown=getattr(cp, "llm_label", None) or "", back_of=rows[0])
+    cp = (
+        _topic_pool(assignment)
+        .filter(pair_id=judgment.pair_id)
+        .select_related("pair__passage", "context_citation__sentence")
+    )
+    judge_id = assignment.campaign.post_edit_judge_id
+    if assignment.condition == Condition.POST_EDIT and judge_id is not None:
+        newest = Judgment.objects.filter(judge_id=judge_id, pair_id=OuterRef("pair_id")).order_by("-created_at", "-pk")
+        cp = cp.annotate(llm_label=Subquery(newest.values("label")[:1]))
+    found = cp.get()
+    sentence = found.context_citation.sentence
+    card = _card(
+        assignment,
+        found,
+        passage=found.pair.passage,
+        answer_id=sentence.answer_id,
+        sentence=(sentence.index, sentence.text),
+        nth=len(rows),
+        shown=getattr(found, "llm_label", None) or "",
+        back_of=rows[0],
+    )
     return _state(assignment, card)
 
 
 def _state(assignment: Assignment, card: PairCard | None) -> QueueState:
-    user = assignment.assessor
-    counts = topic_counts(assignment=assignment)
+    # The topic's and the overall progress from one read of the cache.
+    progress = _progress_many(_assessor_assignments(assignment))
+    topic = progress[assignment.pk]
     state = QueueState(
         assignment=assignment,
         card=card,
-        topic_progress=counts.progress,
-        overall_progress=assessor_overall_progress(user=user),
-        held_back=counts.held_back,
-        has_judgments=counts.progress.done > 0,
+        topic_progress=topic,
+        overall_progress=Progress(
+            done=sum(p.done for p in progress.values()), total=sum(p.total for p in progress.values())
+        ),
+        held_back=_held_back(assignment),
+        has_judgments=topic.done > 0,
     )
     if card is not None:
         card.topic_progress, card.overall_progress, card.held_back = (
@@ -382,8 +528,24 @@ def _state(assignment: Assignment, card: PairCard | None) -> QueueState:
             state.held_back,
         )
     else:
-        state.next_assignment = next_assignment(user=user, after=assignment)
+        state.next_assignment = next_assignment(user=assignment.assessor, after=assignment)
     return state
+
+
+def _assessor_assignments(assignment: Assignment) -> list[Assignment]:
+    """All the assignments of this one's assessor, with the fields progress needs (this one as it is)."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT id, created_at, campaign_id, topic_id, condition FROM judging_assignment WHERE assessor_id = %s",
+            [assignment.assessor_id],
+        )
+        rows = cur.fetchall()
+    return [
+        assignment
+        if pk == assignment.pk
+        else Assignment(pk=pk, created_at=aware(created), campaign_id=campaign, topic_id=topic, condition=condition)
+        for pk, created, campaign, topic, condition in rows
+    ]
 
 
 def assessor_judgments(*, user: AbstractBaseUser) -> QuerySet[Judgment]:

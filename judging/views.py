@@ -12,6 +12,8 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
@@ -77,14 +79,35 @@ def _judge_context(state: selectors.QueueState) -> dict[str, Any]:
     passage_html = None
     if card is not None and state.assignment.campaign.highlight_evidence:
         passage_html = highlight_evidence(card.passage.text, card.sentence_text)
+    pk = state.assignment.pk
     return {
         "state": state,
         "assignment": state.assignment,
         "campaign": state.assignment.campaign,
         "card": card,
         "passage_html": passage_html,
+        # Built here rather than in template loops and tags: the card is rendered on every keystroke.
+        "answer_html": _answer_html(card) if card is not None else "",
+        "submit_url": reverse("judging:submit", args=[pk]),
+        "back_url": reverse("judging:back", args=[pk]),
         "label_keys": LABEL_KEYS,
     }
+
+
+def _answer_html(card: selectors.PairCard) -> str:
+    """The whole answer, the judged sentence in bold (NIST's "sentence context")."""
+    return format_html_join(
+        "",
+        "{} ",
+        (
+            (
+                format_html('<strong class="judged-sentence">{}</strong>', s.text or "(sentence text missing)")
+                if s.is_judged
+                else format_html("<span>{}</span>", s.text),
+            )
+            for s in card.context
+        ),
+    )
 
 
 def _render_state(request: HtmxHttpRequest, state: selectors.QueueState, *, status: int = 200) -> HttpResponse:

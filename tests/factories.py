@@ -107,7 +107,7 @@ def answer_build(*, run: Run, topic: Topic, sentences: list[tuple[str, list[Pass
 def llm_campaign_build(*, statements: list[str], name: str = "llm-campaign") -> Campaign:
     """A campaign whose pool holds one pair per statement (each citing its own passage)."""
     from judging.models import Campaign, CampaignPair
-    from judging.services import pairs_for_citations
+    from judging.services import campaign_pairs_create, pairs_for_citations
 
     topic = TopicFactory()
     run = RunFactory()
@@ -118,9 +118,10 @@ def llm_campaign_build(*, statements: list[str], name: str = "llm-campaign") -> 
     campaign = Campaign.objects.create(name=name, depth=1)
     campaign.runs.add(run)
     campaign.topics.add(topic)
-    CampaignPair.objects.bulk_create(
-        [CampaignPair(campaign=campaign, pair=pairs[c.pk], topic=topic, context_citation=c) for c in citations],
-        ignore_conflicts=True,
+    campaign_pairs_create(
+        campaign_pairs=[
+            CampaignPair(campaign=campaign, pair=pairs[c.pk], topic=topic, context_citation=c) for c in citations
+        ]
     )
     return campaign
 

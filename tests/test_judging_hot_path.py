@@ -1,0 +1,141 @@
+"""The judging keystroke's cheaper reads and writes: the stored queue order, the plain-SQL reads (same answers as
+the ORM's), the shared Redis client and its one-round-trip `incr`, and the session user read in plain SQL."""
+
+from __future__ import annotations
+
+import importlib
+from datetime import UTC, datetime
+
+import pytest
+from django.apps import apps
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from config.cache import RedisCache
+from config.sql import aware
+from judging import selectors, services
+from judging.models import Assignment, CampaignPair, Condition
+from tests.factories import judging_campaign_build
+
+pytestmark = pytest.mark.django_db
+
+
+def _queue(campaign) -> list[tuple[int, int]]:
+    rows = CampaignPair.objects.filter(campaign=campaign).order_by("topic_id", "position")
+    return [(cp.pair.passage_id, cp.pair_id) for cp in rows.select_related("pair")]
+
+
+def test_the_build_numbers_each_topic_queue_by_passage_then_pair():
+    campaign = judging_campaign_build(n_sentences=12, passages_per_topic=4)
+    positions = list(
+        CampaignPair.objects.filter(campaign=campaign).order_by("position").values_list("position", flat=True)
+    )
+    assert positions == list(range(12))
+    assert _queue(campaign) == sorted(_queue(campaign))
+    # Three pairs cite each passage, and they come one after the other.
+    assert [p for p, _ in _queue(campaign)] == sorted(p for p, _ in _queue(campaign))
+
+
+def test_the_migration_numbers_existing_pools_as_the_build_does():
+    campaign = judging_campaign_build(n_sentences=9, passages_per_topic=3)
+    built = _queue(campaign)
+    # Scrambled (distinct: the unique constraint holds here, while the migration fills the column before adding it).
+    for k, cp in enumerate(CampaignPair.objects.filter(campaign=campaign).order_by("-pk")):
+        CampaignPair.objects.filter(pk=cp.pk).update(position=5000 + 7 * k)
+    migration = importlib.import_module("judging.migrations.0005_campaignpair_position")
+    migration.number_queues(apps, None)
+    assert _queue(campaign) == built
+    assert sorted(CampaignPair.objects.filter(campaign=campaign).values_list("position", flat=True)) == list(range(9))
+
+
+def test_the_queue_follows_the_stored_order_and_skips_judged_pairs(assessor):
+    campaign = judging_campaign_build(n_sentences=6, passages_per_topic=2)
+    topic = campaign.topics.get()
+    (assignment,) = services.assignments_create(
+        campaign=campaign, assessor=assessor, topics=[topic], condition=Condition.FROM_SCRATCH
+    )
+    assignment = selectors.assessor_assignment_get(user=assessor, assignment_id=assignment.pk)
+    expected = [pair for _, pair in _queue(campaign)]
+    seen = []
+    while (state := selectors.queue_state(assignment=assignment)).card is not None:
+        card = state.card
+        seen.append(card.campaign_pair.pair_id)
+        services.judgment_submit(
+            assignment=assignment, pair_id=card.campaign_pair.pair_id, label="FS", token=card.token_uuid
+        )
+    assert seen == expected
+    assert seen == list(
+        selectors.assignment_pool(assignment=assignment).order_by("position").values_list("pair_id", flat=True)
+    )
+    assert Assignment.objects.get(pk=assignment.pk).status == "done"
+
+
+def test_the_plain_sql_assignment_has_its_campaign_and_topic_and_defers_the_rest(assessor, organizer):
+    campaign = judging_campaign_build()
+    topic = campaign.topics.get()
+    (made,) = services.assignments_create(
+        campaign=campaign, assessor=assessor, topics=[topic], condition=Condition.POST_EDIT
+    )
+    with CaptureQueriesContext(connection) as queries:
+        got = selectors.assessor_assignment_get(user=assessor, assignment_id=made.pk)
+        assert got.campaign.name == campaign.name
+        assert got.topic.topic_id == topic.topic_id
+        assert got.assessor is assessor
+        assert (got.condition, got.status, got.created_at) == (Condition.POST_EDIT, made.status, made.created_at)
+    assert len(queries) == 1
+    # The campaign's summary was not read: reading it loads it, as a deferred field does.
+    assert got.campaign.build_summary == campaign.build_summary
+    assert selectors.assessor_assignment_get(user=organizer, assignment_id=made.pk) is None
+
+
+def test_a_datetime_read_in_plain_sql_is_aware_utc_as_the_orm_gives_it():
+    naive = datetime(2026, 11, 29, 23, 55, 1, 250000)
+    assert aware(naive) == naive.replace(tzinfo=UTC)
+    assert aware("2026-11-29 23:55:01.250000") == naive.replace(tzinfo=UTC)
+    already = datetime(2026, 11, 29, tzinfo=UTC)
+    assert aware(already) is already
+    assert aware(None) is None
+
+
+def test_the_cache_shares_one_redis_client_and_incr_only_counts_existing_keys(settings):
+    if not settings.REDIS_URL:
+        pytest.skip("needs REDIS_URL (make test sets it)")
+    cache = RedisCache(settings.REDIS_URL, {"KEY_PREFIX": "hot-path-test"})
+    client = cache._cache
+    assert client.get_client(write=True) is client.get_client(write=True)
+    cache.set("hot-path-counter", 4, 60)
+    assert cache.incr("hot-path-counter") == 5
+    assert cache.incr("hot-path-counter", 3) == 8
+    cache.delete("hot-path-missing")
+    with pytest.raises(ValueError, match="not found"):
+        cache.incr("hot-path-missing")
+    # A missing count is not created by the increment (it would have no expiry and no total beside it).
+    assert cache.get("hot-path-missing") is None
+
+
+def test_the_session_user_is_read_in_plain_sql_and_an_inactive_user_is_logged_out(client, assessor):
+    client.force_login(assessor)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/judge/").status_code == 200
+    assert any('FROM "auth_user" u WHERE' in q["sql"] for q in queries.captured_queries)
+    assessor.is_active = False
+    assessor.save(update_fields=["is_active"])
+    response = client.get("/judge/")
+    assert response.status_code == 302
+    assert "/accounts/login/" in response["Location"]
+
+
+def test_a_submit_reads_and_writes_in_a_few_statements(assessor):
+    campaign = judging_campaign_build(n_sentences=8)
+    (made,) = services.assignments_create(
+        campaign=campaign, assessor=assessor, topics=[campaign.topics.get()], condition=Condition.FROM_SCRATCH
+    )
+    assignment = selectors.assessor_assignment_get(user=assessor, assignment_id=made.pk)
+    card = selectors.queue_state(assignment=assignment).card
+    with CaptureQueriesContext(connection) as queries:
+        services.judgment_submit(
+            assignment=assignment, pair_id=card.campaign_pair.pair_id, label="PS", token=card.token_uuid
+        )
+        selectors.queue_state(assignment=assignment)
+    # Check, insert, status; next pair, its answer, the assessor's assignments (progress is in the cache).
+    assert len(queries) == 6, [q["sql"] for q in queries.captured_queries]
