@@ -137,12 +137,20 @@ def populate(n_topics: int, phases: list[int]) -> dict[str, Any]:
         for k in range(n):
             name = f"bench-judge-n{n:02d}-{k + 1:02d}"
             user = services.assessor_create(username=name, password=PASSWORD)
-            # Assessors of one phase start on different topics; each goes on through the next ones in order.
-            mine = [topics[(k * TOPICS_PER_ASSESSOR + j) % len(topics)] for j in range(TOPICS_PER_ASSESSOR)]
+            mine = topics_of(k, topics)
             services.assignments_create(campaign=campaign, assessor=user, topics=mine, condition=Condition.FROM_SCRATCH)
             names.append(name)
         accounts[n] = names
     return {"pairs": summary["pairs"], "accounts": accounts}
+
+
+def topics_of(k: int, topics: list[Any], shift: int = 0) -> list[Any]:
+    """The k-th assessor's topics, in order: assessors of one phase start on different topics and go on through
+    the next ones (fewer when the campaign has fewer topics)."""
+    return [
+        topics[(k * TOPICS_PER_ASSESSOR + j + shift) % len(topics)]
+        for j in range(min(TOPICS_PER_ASSESSOR, len(topics)))
+    ]
 
 
 def setup_database(database_url: str) -> None:
@@ -589,7 +597,7 @@ def main(argv: list[str] | None = None) -> int:
     connections.close_all()
     print(
         f"data: {a.topics} real topics, {made['pairs']} pairs, {sum(len(v) for v in made['accounts'].values())} "
-        f"assessors ({TOPICS_PER_ASSESSOR} topics each), set up in {time.monotonic() - t0:.1f} s",
+        f"assessors ({min(TOPICS_PER_ASSESSOR, a.topics)} topics each), set up in {time.monotonic() - t0:.1f} s",
         file=sys.stderr,
     )
     server = gunicorn_start(a.port, a.workers, a.worker_class, a.threads)
@@ -636,10 +644,10 @@ def paced_accounts(n: int, rate: float) -> list[str]:
     for k in range(n):
         name = f"bench-judge-paced{rate:g}-{k + 1:02d}"
         user = services.assessor_create(username=name, password=PASSWORD)
-        mine = [topics[(k * TOPICS_PER_ASSESSOR + j + 3) % len(topics)] for j in range(TOPICS_PER_ASSESSOR)]
+        mine = topics_of(k, topics, shift=3)
         services.assignments_create(campaign=campaign, assessor=user, topics=mine, condition=Condition.FROM_SCRATCH)
         names.append(name)
-    assert Assignment.objects.filter(assessor__username__in=names).count() == n * TOPICS_PER_ASSESSOR
+    assert Assignment.objects.filter(assessor__username__in=names).count() == n * min(TOPICS_PER_ASSESSOR, len(topics))
     from django.db import connections
 
     connections.close_all()
