@@ -32,19 +32,6 @@ from judging.models import (
 )
 from judging.tokens import submission_token
 
-
-def llm_label_of(*, campaign: Campaign, pair_id: int) -> str | None:
-    """The label post-editing shows: the newest judgment of the campaign's post-edit judge on the pair."""
-    if campaign.post_edit_judge_id is None:
-        return None
-    return (
-        Judgment.objects.filter(judge_id=campaign.post_edit_judge_id, pair_id=pair_id)
-        .order_by("-created_at", "-pk")
-        .values_list("label", flat=True)
-        .first()
-    )
-
-
 LABEL_NAMES: dict[str, str] = dict(Label.choices)
 
 
