@@ -19,7 +19,7 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet,
 from django.db.models.functions import Coalesce, TruncHour
 
 from assess.models import Passage, Run, Topic
-from config.sql import aware, columns, fields_of, from_row
+from config.sql import columns, fields_of, from_row
 from judging.models import (
     Assignment,
     Campaign,
@@ -91,10 +91,22 @@ def assignment_pending(*, assignment: Assignment) -> QuerySet[CampaignPair]:
 
 # The next pending pair, in plain SQL: it is read on every keystroke, and composing it with the ORM cost more
 # CPU than everything the database does for a submit. The same pairs and order as `assignment_pending`.
-_CARD_COLUMNS = (
-    'cp.id, cp.pair_id, cp.context_citation_id, pa.id, pa.passage_id, pa.title, pa.text, pa.url, s.answer_id, s."index", '
-    "s.text"
-)
+_CARD_PAIR_FIELDS = fields_of(CampaignPair, ["id", "campaign_id", "pair_id", "topic_id", "context_citation_id"])
+_CARD_PASSAGE_FIELDS = fields_of(Passage, ["id", "passage_id", "title", "text", "url"])
+
+
+def _card_columns() -> str:
+    """What `_card_from_row` reads: the pair's and the passage's fields, then the context sentence."""
+    cols = [
+        *columns("cp", _CARD_PAIR_FIELDS),
+        *columns("pa", _CARD_PASSAGE_FIELDS),
+        "s.answer_id",
+        's."index"',
+        "s.text",
+    ]
+    return ", ".join(cols)
+
+
 _CARD_JOINS = (
     " JOIN judging_pair pr ON pr.id = cp.pair_id JOIN assess_passage pa ON pa.id = pr.passage_id"
     " JOIN assess_citation ci ON ci.id = cp.context_citation_id JOIN assess_sentence s ON s.id = ci.sentence_id"
@@ -125,11 +137,11 @@ def _next_pending(assignment: Assignment, *, card: bool) -> tuple[Any, ...] | No
     sql = f"SELECT cp.* FROM judging_campaignpair cp{study_join} WHERE {' AND '.join(where)} ORDER BY {order} LIMIT 1"
     params = join_params + params
     if card:
-        columns = _CARD_COLUMNS
+        select = _card_columns()
         if judge_id is not None:
-            columns += ", " + _NEWEST_LLM_LABEL
+            select += ", " + _NEWEST_LLM_LABEL
             params.insert(0, judge_id)
-        sql = f"SELECT {columns} FROM ({sql}) cp{_CARD_JOINS}"
+        sql = f"SELECT {select} FROM ({sql}) cp{_CARD_JOINS}"
     with connection.cursor() as cur:
         cur.execute(sql, params)
         row: tuple[Any, ...] | None = cur.fetchone()
@@ -156,7 +168,7 @@ class SubmissionContext:
 
 def submission_context(*, assignment: Assignment, pair_id: int) -> SubmissionContext | None:
     """What a submit of `pair_id` needs to know, or None if the pair is not in the assignment's pool."""
-    columns = (
+    select = (
         "cp.context_citation_id,"
         " (SELECT count(*) FROM judging_judgment j WHERE j.assignment_id = %s AND j.pair_id = cp.pair_id),"
         " (SELECT h.id FROM judging_judge h WHERE h.user_id = %s)"
@@ -164,11 +176,11 @@ def submission_context(*, assignment: Assignment, pair_id: int) -> SubmissionCon
     column_params: list[Any] = [assignment.pk, assignment.assessor_id]
     judge_id = assignment.campaign.post_edit_judge_id
     if assignment.condition == Condition.POST_EDIT and judge_id is not None:
-        columns += ", " + _NEWEST_LLM_LABEL
+        select += ", " + _NEWEST_LLM_LABEL
         column_params.append(judge_id)
     join, join_params = _study_join(assignment)
     sql = (
-        f"SELECT {columns} FROM judging_campaignpair cp{join}"
+        f"SELECT {select} FROM judging_campaignpair cp{join}"
         " WHERE cp.campaign_id = %s AND cp.topic_id = %s AND cp.pair_id = %s"
     )
     with connection.cursor() as cur:
@@ -440,17 +452,14 @@ def _card(
 
 
 def _card_from_row(assignment: Assignment, row: tuple[Any, ...]) -> PairCard:
-    cp_id, pair_id, citation_id, passage_pk, passage_id, title, text, url, answer_id, index, sentence = row[:11]
-    cp = CampaignPair(
-        pk=cp_id,
-        campaign_id=assignment.campaign_id,
-        topic_id=assignment.topic_id,
-        pair_id=pair_id,
-        context_citation_id=citation_id,
-    )
-    passage = Passage(pk=passage_pk, passage_id=passage_id, title=title, text=text, url=url, has_text=True)
+    """The card of a `_next_pending` row: instances as loaded from the database, fields not read deferred."""
+    n = len(_CARD_PAIR_FIELDS)
+    m = n + len(_CARD_PASSAGE_FIELDS)
+    cp = from_row(CampaignPair, _CARD_PAIR_FIELDS, row[:n])
+    passage = from_row(Passage, _CARD_PASSAGE_FIELDS, row[n:m])
+    answer_id, index, sentence = row[m : m + 3]
     # A pending pair has no judgment from this assignment yet: its token is the 0th.
-    shown = (row[11] or "") if len(row) > 11 else ""
+    shown = (row[m + 3] or "") if len(row) > m + 3 else ""
     return _card(assignment, cp, passage=passage, answer_id=answer_id, sentence=(index, sentence), nth=0, shown=shown)
 
 
@@ -523,16 +532,14 @@ def _assessor_assignments(assignment: Assignment) -> list[Assignment]:
     """All the assignments of this one's assessor, with the fields progress needs (this one as it is)."""
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT id, created_at, campaign_id, topic_id, condition FROM judging_assignment WHERE assessor_id = %s",
+            f"SELECT {', '.join(columns('a', _PROGRESS_FIELDS))} FROM judging_assignment a WHERE a.assessor_id = %s",
             [assignment.assessor_id],
         )
         rows = cur.fetchall()
-    return [
-        assignment
-        if pk == assignment.pk
-        else Assignment(pk=pk, created_at=aware(created), campaign_id=campaign, topic_id=topic, condition=condition)
-        for pk, created, campaign, topic, condition in rows
-    ]
+    return [assignment if row[0] == assignment.pk else from_row(Assignment, _PROGRESS_FIELDS, row) for row in rows]
+
+
+_PROGRESS_FIELDS = fields_of(Assignment, ["id", "campaign_id", "assessor_id", "topic_id", "condition", "created_at"])
 
 
 def assessor_judgments(*, user: AbstractBaseUser) -> QuerySet[Judgment]:
