@@ -1,4 +1,4 @@
-# The platform's image: the web process (gunicorn) and the Celery worker run from it.
+# The platform's image: the web process (gunicorn with uvicorn workers: config.asgi) and the Celery worker run from it.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -21,4 +21,4 @@ RUN DATABASE_URL=sqlite:////tmp/build.sqlite3 python manage.py collectstatic --n
 
 USER app
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "4", "--timeout", "120", "--access-logfile", "-"]
+CMD ["gunicorn", "config.asgi:application", "-k", "uvicorn_worker.UvicornWorker", "--bind", "0.0.0.0:8000", "--workers", "4", "--timeout", "120", "--access-logfile", "-"]

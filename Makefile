@@ -46,7 +46,7 @@ bench-assessor-ls:
 	bash scripts/venv.sh test && bash scripts/services.sh && WITH_LABELSTUDIO=1 bash bench/assessor_load.sh
 
 # Issue 3's judging load: N = 1, 5, 20 simulated assessors (own processes, logged-in sessions) doing
-# submit-and-next on the judging page against gunicorn + PostgreSQL, then N = 20 paced at 100 and 300 judgments/s.
+# submit-and-next on the judging page against the ASGI server + PostgreSQL, then N = 20 paced at 100, 300, 450/s.
 .PHONY: bench-judge
 bench-judge:
 	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/judge.py

@@ -1,6 +1,7 @@
-"""Judging load: N simulated assessors doing submit-and-next against gunicorn and PostgreSQL (issue 3).
+"""Judging load: N simulated assessors doing submit-and-next against the platform's server and PostgreSQL (issue 3).
 
-    python bench/judge.py [--assessors 1 5 20] [--seconds 10] [--rate 100 300] [--via page|api] [--workers 4]
+    python bench/judge.py [--assessors 1 5 20] [--seconds 10] [--rate 100 300 450] [--via page|api]
+                          [--server asgi|wsgi] [--workers 4]
 
 Each simulated assessor is a separate process that logs in through the login page as its own assessor (a real
 session cookie and CSRF token) and then does what the judging page does on each keystroke: one POST of the
@@ -8,11 +9,15 @@ label with the card's submission token, whose response is the next pair's card (
 `--via page`, the JSON of `POST /api/assignments/{id}/submit/` with `--via api`), parsed for the next pair and
 token. An assessor works through their assignments in order, topic by topic, as the page does.
 
+The server is the deployed one: gunicorn with 4 uvicorn workers running `config.asgi` (the judging keystroke's
+fast path, judging/keystroke.py, and Django for everything else); `--server wsgi` runs Django alone (gunicorn
+sync workers, `config.wsgi`), as before the fast path.
+
 For each N it runs a closed loop (every assessor submits as soon as the previous response has arrived: the
 most the platform serves), and then, at the largest N, an open loop paced at each `--rate` judgments per second in
 all (each assessor at rate / N, latency counted from the scheduled send time, so a server that falls behind
 is charged for the queue it builds). It prints p50 / p95 / p99 latency, judgments per second, CPU
-milliseconds per judgment of the assessors' processes, gunicorn, PostgreSQL and Redis, and afterwards checks
+milliseconds per judgment of the assessors' processes, the server (gunicorn and its workers), PostgreSQL and Redis, and afterwards checks
 in the database that every acknowledged judgment is stored exactly once and nothing else was stored.
 
 The data (created once per run in its own database, `BENCH_JUDGE_DATABASE_URL`, default
@@ -404,8 +409,11 @@ def children(pid: int) -> list[int]:
         return []
 
 
-def gunicorn_start(port: int, workers: int, worker_class: str, threads: int) -> subprocess.Popen[bytes]:
-    cmd = [str(ROOT / ".venv" / "bin" / "gunicorn"), "config.wsgi:application", "--bind", f"127.0.0.1:{port}"]
+def gunicorn_start(port: int, workers: int, server: str, worker_class: str, threads: int) -> subprocess.Popen[bytes]:
+    app = "config.asgi:application" if server == "asgi" else "config.wsgi:application"
+    if server == "asgi":
+        worker_class, threads = "uvicorn_worker.UvicornWorker", 1
+    cmd = [str(ROOT / ".venv" / "bin" / "gunicorn"), app, "--bind", f"127.0.0.1:{port}"]
     cmd += ["--workers", str(workers), "--worker-class", worker_class, "--threads", str(threads)]
     cmd += ["--timeout", "120", "--backlog", "2048"]
     server = subprocess.Popen(cmd, cwd=ROOT)
@@ -557,12 +565,18 @@ def main(argv: list[str] | None = None) -> int:
         "--rate",
         type=float,
         nargs="*",
-        default=[100.0, 300.0],
-        help="judgments/s in all of each paced phase at the largest N (default 100 300; none: no paced phase)",
+        default=[100.0, 300.0, 450.0],
+        help="judgments/s in all of each paced phase at the largest N (default 100 300 450; none: no paced phase)",
     )
     ap.add_argument("--via", choices=["page", "api"], default="page", help="the judging page's htmx submit, or the API")
     ap.add_argument("--workers", type=int, default=4, help="gunicorn workers (default 4)")
-    ap.add_argument("--worker-class", default="sync", help="gunicorn worker class (default sync)")
+    ap.add_argument(
+        "--server",
+        choices=["asgi", "wsgi"],
+        default="asgi",
+        help="asgi: config.asgi (the judging keystroke's fast path, uvicorn workers; default); wsgi: Django alone",
+    )
+    ap.add_argument("--worker-class", default="sync", help="gunicorn worker class with --server wsgi (default sync)")
     ap.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread)")
     ap.add_argument("--port", type=int, default=8019)
     ap.add_argument("--topics", type=int, default=60, help="real test topics in the campaign (default 60)")
@@ -600,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
         f"assessors ({min(TOPICS_PER_ASSESSOR, a.topics)} topics each), set up in {time.monotonic() - t0:.1f} s",
         file=sys.stderr,
     )
-    server = gunicorn_start(a.port, a.workers, a.worker_class, a.threads)
+    server = gunicorn_start(a.port, a.workers, a.server, a.worker_class, a.threads)
     url = f"http://127.0.0.1:{a.port}"
     results: list[tuple[Phase, str]] = []
     try:
@@ -656,7 +670,9 @@ def paced_accounts(n: int, rate: float) -> list[str]:
 
 def print_table(results: list[tuple[Phase, str]], a: argparse.Namespace) -> None:
     print(
-        f"\nbench/judge.py via {a.via}, gunicorn {a.workers} x {a.worker_class}, {a.seconds:g} s a phase, {os.cpu_count()} cores"
+        f"\nbench/judge.py via {a.via}, gunicorn {a.workers} x "
+        f"{'uvicorn (config.asgi)' if a.server == 'asgi' else a.worker_class + ' (config.wsgi)'},"
+        f" {a.seconds:g} s a phase, {os.cpu_count()} cores"
     )
     print(
         "| N | load | judgments | judgments/s | p50 ms | p95 ms | p99 ms | errors | CPU ms/judgment: assessors / gunicorn / PostgreSQL / Redis | stored once |"
@@ -669,10 +685,22 @@ def print_table(results: list[tuple[Phase, str]], a: argparse.Namespace) -> None
             f"{c['assessors']:.2f} / {c['gunicorn']:.2f} / {c['postgres']:.2f} / {c['redis']:.2f} | {check.split(':')[0]} |"
         )
     top = max(p.n for p, _ in results)
-    print("\nIssue 3's goals at N = 20: p95 <= 25 ms and >= 300 judgments/s")
+    print(f"\nIssue 3's goals at N = 20: >= 300 judgments/s, and p95 <= 25 ms (here N = {top})")
     for p in [p for p, _ in results if p.n == top]:
-        verdict = "met" if p.p95 <= 25 and p.per_second >= 300 else "not met"
-        print(f"  N={p.n} {p.mode}: p95 {p.p95:.1f} ms, {p.per_second:.1f} judgments/s -> {verdict}")
+        if p.rate is None:
+            # Every assessor waits for its own response: N / throughput is the mean latency (Little's law).
+            print(f"  N={p.n} closed loop: {p.per_second:.1f} judgments/s served at most, p95 {p.p95:.1f} ms")
+            continue
+        # Paced: latency counts from the scheduled send time, so a p95 within bounds says the server kept up.
+        kept_up = p.errors == 0 and p.ran_out == 0 and p.judgments >= 0.99 * p.rate * a.seconds
+        if p.rate < 300:
+            verdict = "below the goal's rate"
+        else:
+            verdict = "met" if kept_up and p.p95 <= 25 else "not met"
+        print(
+            f"  N={p.n} paced {p.rate:g}/s offered: {p.judgments} judgments served ({p.per_second:.1f}/s until the last"
+            f" response), p95 {p.p95:.1f} ms -> {verdict}"
+        )
 
 
 if __name__ == "__main__":

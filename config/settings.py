@@ -101,6 +101,7 @@ DATABASES = {
         conn_max_age=envint("CONN_MAX_AGE", 60),
     )
 }
+DB_PREPARED_STATEMENTS = envbool("DB_PREPARED_STATEMENTS", default=True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets the in-process import tasks write while pages read.
     DATABASES["default"]["OPTIONS"] = {
@@ -109,13 +110,27 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
     }
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-elif envbool("DB_PREPARED_STATEMENTS", default=True):
+elif DB_PREPARED_STATEMENTS:
     # Parameters bound by the server, and a statement run five times on a connection prepared there: the judging
     # page's few statements run on every keystroke, and planning them each time was most of PostgreSQL's CPU.
     # Turn off behind a pooler in transaction mode (PgBouncer before 1.21), which cannot keep prepared statements.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"server_side_binding": True, "prepare_threshold": 5})
+if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and envbool("DB_POOL", default=False):
+    # Under ASGI (config/asgi.py turns this on) Django runs each request's view in a thread of its own, so
+    # persistent connections would pile up: a pool per process instead, as Django's documentation advises.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": envint("DB_POOL_SIZE", 4),
+        "timeout": 30,
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The judging keystroke served outside Django's request cycle under ASGI, on PostgreSQL with Redis
+# (judging/keystroke.py); its connections to PostgreSQL per server worker process.
+JUDGE_FAST_PATH = envbool("JUDGE_FAST_PATH", default=True)
+JUDGE_FAST_PATH_POOL = envint("JUDGE_FAST_PATH_POOL", 4)
 
 # Django's model backend, with the session's user read in plain SQL (config/auth.py).
 AUTHENTICATION_BACKENDS = ["config.auth.ModelBackend"]

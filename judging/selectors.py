@@ -10,6 +10,7 @@ import statistics
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -366,10 +367,15 @@ class TopicCounts:
 COUNTS_SECONDS = 300
 
 
-def _counts_keys(assignment: Assignment) -> tuple[str, str]:
+def counts_keys(assignment_id: int, created_at: datetime) -> tuple[str, str]:
+    """The cache keys of an assignment's (total, done) counts."""
     # The creation time too: a recreated database reuses primary keys, and the cache outlives it.
-    stamp = f"{assignment.pk}:{assignment.created_at.timestamp():.6f}"
+    stamp = f"{assignment_id}:{created_at.timestamp():.6f}"
     return f"judging:total:{stamp}", f"judging:done:{stamp}"
+
+
+def _counts_keys(assignment: Assignment) -> tuple[str, str]:
+    return counts_keys(assignment.pk, assignment.created_at)
 
 
 def _counts_query(assignment: Assignment) -> tuple[int, int]:
@@ -434,15 +440,31 @@ def _card(
     back_of: Judgment | None = None,
 ) -> PairCard:
     """The card of pair `cp`, whose context citation is sentence (index, text) of answer `answer_id`."""
-    index, text = sentence
+    index, _ = sentence
     with connection.cursor() as cur:
         cur.execute('SELECT "index", text FROM assess_sentence WHERE answer_id = %s ORDER BY "index"', [answer_id])
         answer = cur.fetchall()
+    return card_of(assignment, cp, passage=passage, answer=answer, index=index, nth=nth, shown=shown, back_of=back_of)
+
+
+def card_of(
+    assignment: Assignment,
+    cp: CampaignPair,
+    *,
+    passage: Passage,
+    answer: list[tuple[int, str]],
+    index: int,
+    nth: int,
+    shown: str,
+    back_of: Judgment | None = None,
+) -> PairCard:
+    """The card of pair `cp` whose context is sentence `index` of `answer` ((index, text) in order), shown for
+    the `nth` judgment of the pair; `shown` is the LLM label (kept only for a post-edit assignment)."""
     return PairCard(
         assignment=assignment,
         campaign_pair=cp,
         passage=passage,
-        sentence_text=text,
+        sentence_text=next((t for i, t in answer if i == index), ""),
         context=[ContextSentence(i, t, i == index) for i, t in answer],
         token=str(submission_token(assignment_id=assignment.pk, pair_id=cp.pair_id, nth=nth)),
         shown_label=shown if assignment.condition == Condition.POST_EDIT else "",

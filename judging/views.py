@@ -74,7 +74,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "judging/queue.html", {"assignments": assignments, "current": current, "overall": overall})
 
 
-def _judge_context(state: selectors.QueueState) -> dict[str, Any]:
+def judge_context(state: selectors.QueueState) -> dict[str, Any]:
     card = state.card
     passage_html = None
     if card is not None and state.assignment.campaign.highlight_evidence:
@@ -112,7 +112,7 @@ def _answer_html(card: selectors.PairCard) -> str:
 
 def _render_state(request: HtmxHttpRequest, state: selectors.QueueState, *, status: int = 200) -> HttpResponse:
     template = "judging/judge.html#pair-card" if request.htmx else "judging/judge.html"
-    return render(request, template, _judge_context(state), status=status)
+    return render(request, template, judge_context(state), status=status)
 
 
 @login_required

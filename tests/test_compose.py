@@ -33,7 +33,8 @@ def test_it_serves_the_web_with_gunicorn_after_migrating(services):
     command = command_text(services["web"])
 
     assert "manage.py migrate" in command
-    assert "gunicorn config.wsgi:application" in command
+    # The ASGI application: the judging keystroke's fast path lives there (judging/keystroke.py).
+    assert "gunicorn config.asgi:application -k uvicorn_worker.UvicornWorker" in command
     assert command.index("migrate") < command.index("gunicorn")
     assert any(str(p).endswith(":8000") for p in services["web"]["ports"])
 
@@ -97,5 +98,7 @@ def test_it_builds_the_app_image_from_the_dockerfile(services):
     assert re.search(r"^FROM python:3\.11", dockerfile, re.M)
     assert "requirements/base.txt" in dockerfile
     assert (ROOT / "requirements" / "base.txt").is_file()
-    assert re.search(r'^CMD \["gunicorn", "config\.wsgi:application"', dockerfile, re.M)
+    assert re.search(
+        r'^CMD \["gunicorn", "config\.asgi:application", "-k", "uvicorn_worker\.UvicornWorker"', dockerfile, re.M
+    )
     assert ".venv" in (ROOT / ".dockerignore").read_text().split()
