@@ -693,10 +693,9 @@ def print_table(results: list[tuple[Phase, str]], a: argparse.Namespace) -> None
             continue
         # Paced: latency counts from the scheduled send time, so a p95 within bounds says the server kept up.
         kept_up = p.errors == 0 and p.ran_out == 0 and p.judgments >= 0.99 * p.rate * a.seconds
+        verdict = "met" if kept_up and p.p95 <= 25 else "not met"
         if p.rate < 300:
             verdict = "below the goal's rate"
-        else:
-            verdict = "met" if kept_up and p.p95 <= 25 else "not met"
         print(
             f"  N={p.n} paced {p.rate:g}/s offered: {p.judgments} judgments served ({p.per_second:.1f}/s until the last"
             f" response), p95 {p.p95:.1f} ms -> {verdict}"
