@@ -12,8 +12,9 @@
 #                                                   # same phases), then ours, and the ratios against that run
 #
 # Fresh PostgreSQL database ($BENCH_DB, default assess_loadbench, dropped and created), Redis db $BENCH_REDIS_DB
-# (default 7) as Celery broker and cache, a Celery worker (solo pool: the import jobs), gunicorn with
-# $WORKERS sync workers (default 4, as Label Studio's uwsgi had 4 processes on these 2 cores; no access log, as
+# (default 7) as Celery broker and cache, a Celery worker (solo pool: the import jobs), the deployed server
+# (gunicorn with $WORKERS uvicorn workers running config.asgi; default 4, as Label Studio's uwsgi had 4
+# processes on these 2 cores; no access log, as
 # LS ran with --disable-logging) on 127.0.0.1:$PORT, DEBUG off. Stops everything it started on exit.
 # Results: var/loadbench/results/<stamp>-<mode>.jsonl (one bench.py JSON line each).
 set -euo pipefail
@@ -86,7 +87,8 @@ start_platform() {
   $PY bench/bench_users.py "$ASSESSORS" --workers-out "$OUT/workers.json" --admin-out "$OUT/admin_token" >&2
   .venv/bin/celery -A config worker --pool=solo --loglevel=WARNING >>"$OUT/logs/celery-$STAMP.log" 2>&1 &
   PIDS+=($!)
-  .venv/bin/gunicorn config.wsgi:application --bind "127.0.0.1:$PORT" --workers "$WORKERS" --timeout 600 \
+  .venv/bin/gunicorn config.asgi:application -k uvicorn_worker.UvicornWorker --bind "127.0.0.1:$PORT" \
+    --workers "$WORKERS" --timeout 600 \
     --error-logfile "$OUT/logs/gunicorn-$STAMP.log" &
   PIDS+=($!)
   for _ in $(seq 1 150); do

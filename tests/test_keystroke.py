@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 import uuid
 from typing import Any
 from urllib.parse import urlencode
@@ -28,14 +29,20 @@ CSRF_VALUE = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]+')
 
 
 class Asgi:
-    """An ASGI application called in this thread's own event loop, as a server would call it."""
+    """An ASGI application called as a server calls it, in an event loop of its own thread (the test's thread
+    may have Playwright's loop running)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
         self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=60)
 
     def post(self, path: str, form: dict[str, str], headers: dict[str, str]) -> tuple[int, dict[str, str], str]:
-        return self.loop.run_until_complete(self.call("POST", path, urlencode(form).encode(), headers))
+        return self.run(self.call("POST", path, urlencode(form).encode(), headers))
 
     async def call(
         self, method: str, path: str, body: bytes, headers: dict[str, str]
@@ -73,7 +80,9 @@ class Asgi:
 
     def close(self) -> None:
         if isinstance(self.app, keystroke.KeystrokeApp) and self.app._store is not None:
-            self.loop.run_until_complete(self.app._store.close())
+            self.run(self.app._store.close())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
         self.loop.close()
 
 
@@ -280,7 +289,7 @@ def test_concurrent_submits_of_one_token_store_one_judgment_and_return_the_same_
     async def eight() -> list[tuple[int, dict[str, str], str]]:
         return await asyncio.gather(*(fast.call("POST", _submit_url(assignment), body, headers) for _ in range(8)))
 
-    results = fast.loop.run_until_complete(eight())
+    results = fast.run(eight())
 
     # then
     assert Judgment.objects.filter(assignment=assignment).count() == 1
@@ -407,7 +416,6 @@ def test_changing_an_earlier_judgment_goes_to_the_view_and_keeps_both_rows(fast)
 def asgi_server() -> Any:
     """The platform's ASGI application under uvicorn, in a thread, on the test database."""
     import socket
-    import threading
     import time
 
     import uvicorn
