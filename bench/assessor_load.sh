@@ -117,7 +117,7 @@ for mode in $MODES; do
     $PY "$PEER/bench.py" --adapter ls_adapter:AssessPlatformAdapter --url "http://127.0.0.1:$PORT" \
     --token "$(cat "$OUT/admin_token")" --worker-tokens "$OUT/workers.json" --phases "$PHASES" \
     --import-sizes "$IMPORT_SIZES" --load-tasks "$LOAD_TASKS" --concurrency "$CONCURRENCY" --iters "$ITERS" \
-    --export-n "$EXPORT_N" --label "db=postgres server=gunicorn-x$WORKERS next=$mode" --out "$file" \
+    --export-n "$EXPORT_N" --label "db=postgres server=gunicorn-uvicorn-x$WORKERS next=$mode" --out "$file" \
     ${EXTRA[@]+"${EXTRA[@]}"} >/dev/null
   log "machine after: $(uptime)"
   stop_platform
