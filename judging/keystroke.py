@@ -53,6 +53,7 @@ from assess.models import Passage
 from judging import selectors
 from judging.models import Assignment, Campaign, CampaignPair, Condition, Label
 from judging.tokens import submission_token
+from judging.views import judge_context
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +174,7 @@ class KeystrokeApp:
             raise Fallback("finished")  # Django's view renders the topic's end (and the next assignment)
         progress = await store.progress(stamps)
         html = _card_html(assignment_id, row, progress, csrf_token=_mask_cipher_secret(csrf_secret))
-        return 200, _response_headers(len(html), csrf_secret), html
+        return 200, _response_headers(len(html), csrf_secret, secure=_is_secure(scope, headers)), html
 
 
 # --- the request, checked as Django's middleware and form would ---------------------------------------
@@ -450,8 +451,6 @@ def _card_html(
     assignment_id: int, row: dict[str, Any], progress: dict[int, selectors.Progress], *, csrf_token: str
 ) -> bytes:
     """The card partial of the function's next pair, from the same template and context builder as `views.submit`."""
-    from judging.views import judge_context
-
     assignment = Assignment(pk=assignment_id, condition=row["assignment_condition"])
     assignment.campaign = Campaign(highlight_evidence=row["highlight"])
     card = selectors.card_of(
@@ -484,7 +483,7 @@ def _card_html(
     return get_template("judging/judge.html#pair-card").render(context).encode("utf-8")
 
 
-def _response_headers(length: int, csrf_secret: str) -> list[tuple[bytes, bytes]]:
+def _response_headers(length: int, csrf_secret: str, *, secure: bool) -> list[tuple[bytes, bytes]]:
     """The headers Django's middleware puts on the view's response (a test holds them equal), with the CSRF
     cookie sent again as Django sends it whenever a page uses the token (to renew its expiry)."""
     cookie = HttpResponse()
@@ -505,6 +504,11 @@ def _response_headers(length: int, csrf_secret: str) -> list[tuple[bytes, bytes]
         (b"vary", b"Cookie"),
         (b"content-length", str(length).encode()),
     ]
+    if secure and settings.SECURE_HSTS_SECONDS:
+        hsts = f"max-age={settings.SECURE_HSTS_SECONDS}"
+        hsts += "; includeSubDomains" if settings.SECURE_HSTS_INCLUDE_SUBDOMAINS else ""
+        hsts += "; preload" if settings.SECURE_HSTS_PRELOAD else ""
+        headers.append((b"strict-transport-security", hsts.encode()))
     if settings.SECURE_CONTENT_TYPE_NOSNIFF:
         headers.append((b"x-content-type-options", b"nosniff"))
     if settings.SECURE_REFERRER_POLICY:
