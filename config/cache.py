@@ -14,7 +14,7 @@ from typing import Any
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
 
-_INCR_IF_EXISTS = """
+INCR_IF_EXISTS = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end
 return false
 """
@@ -29,7 +29,7 @@ class _SharedClientRedisCacheClient(RedisCacheClient):
     def incr(self, key: Any, delta: int) -> int:
         client = self.get_client(key, write=True)
         if self._incr_script is None:
-            self._incr_script = client.register_script(_INCR_IF_EXISTS)
+            self._incr_script = client.register_script(INCR_IF_EXISTS)
         value = self._incr_script(keys=[key], args=[delta], client=client)
         if value is None:
             raise ValueError(f"Key '{key}' not found.")

@@ -50,6 +50,7 @@ from django.utils.crypto import constant_time_compare
 from psycopg.rows import dict_row
 
 from assess.models import Passage
+from config.cache import INCR_IF_EXISTS
 from judging import selectors
 from judging.models import Assignment, Campaign, CampaignPair, Condition, Label
 from judging.tokens import submission_token
@@ -341,7 +342,7 @@ class _Store:
             )
             await pool.open()
             self.redis = redis.asyncio.Redis.from_url(settings.CACHES["default"]["LOCATION"])
-            self._incr = self.redis.register_script(_INCR_IF_EXISTS)
+            self._incr = self.redis.register_script(INCR_IF_EXISTS)
             self.pool = pool
 
     async def close(self) -> None:
@@ -420,12 +421,6 @@ class _Store:
             total, done = int(values[2 * i]), int(values[2 * i + 1])
             out[pk] = selectors.Progress(done=min(done, total), total=total)
         return out
-
-
-_INCR_IF_EXISTS = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end
-return false
-"""
 
 
 def _connection_kwargs() -> dict[str, Any]:
