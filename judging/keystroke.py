@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl
 
+import redis.asyncio
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.contrib.sessions.backends.cached_db import KEY_PREFIX as SESSION_CACHE_PREFIX
@@ -48,6 +49,7 @@ from django.middleware.csrf import (  # type: ignore[attr-defined]
 from django.template.loader import get_template
 from django.utils.crypto import constant_time_compare
 from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
 
 from assess.models import Passage
 from config.cache import INCR_IF_EXISTS
@@ -113,21 +115,22 @@ class KeystrokeApp:
         if match is None or scope["method"] != "POST":
             await self.django_app(scope, receive, send)
             return
-        body, complete = await _read_body(receive)
+        read, body, complete = await _read_body(receive)
         if not complete:
-            await self.django_app(scope, _replay(body, receive), send)
+            handed_over["body"] += 1
+            await self.django_app(scope, _replay(read, receive), send)
             return
         try:
             status, headers, content = await self._submit(int(match.group(1)), scope, body)
         except Fallback as exc:
             handed_over[exc.reason] += 1
-            await self.django_app(scope, _replay(body, receive), send)
+            await self.django_app(scope, _replay(read, receive), send)
             return
         except Exception:
             # Django's view does the same work in full; a repeated token there stores nothing twice.
             log.exception("judging keystroke: handing the request to Django after an error")
             handed_over["error"] += 1
-            await self.django_app(scope, _replay(body, receive), send)
+            await self.django_app(scope, _replay(read, receive), send)
             return
         global served
         served += 1
@@ -142,6 +145,7 @@ class KeystrokeApp:
             elif message["type"] == "lifespan.shutdown":
                 if self._store is not None:
                     await self._store.close()
+                log.info("judging keystroke: %d served here, handed to Django: %s", served, dict(handed_over))
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -181,32 +185,30 @@ class KeystrokeApp:
 # --- the request, checked as Django's middleware and form would ---------------------------------------
 
 
-async def _read_body(receive: Receive) -> tuple[bytes, bool]:
-    """The request body, and whether all of it was read (a large body is left to Django)."""
-    chunks: list[bytes] = []
+async def _read_body(receive: Receive) -> tuple[list[Message], bytes, bool]:
+    """The messages read, the body they carry, and whether that is all of it (a large body, or a client gone
+    before the end, is left to Django)."""
+    read: list[Message] = []
     size = 0
     while True:
         message = await receive()
+        read.append(message)
         if message["type"] != "http.request":
-            return b"".join(chunks), False
-        chunk = message.get("body", b"")
-        chunks.append(chunk)
-        size += len(chunk)
+            return read, b"", False
+        size += len(message.get("body", b""))
         if not message.get("more_body", False):
-            return b"".join(chunks), True
+            return read, b"".join(m.get("body", b"") for m in read), True
         if size > MAX_BODY:
-            return b"".join(chunks), False
+            return read, b"", False
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """`receive` for Django: the body already read (incomplete if so: more_body), then the server's messages."""
-    sent = False
+def _replay(read: list[Message], receive: Receive) -> Receive:
+    """`receive` for Django: the messages already read, as they came, then the server's."""
+    pending = list(read)
 
     async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
+        if pending:
+            return pending.pop(0)
         return await receive()
 
     return replay
@@ -330,9 +332,6 @@ class _Store:
         async with self._lock:
             if self.pool is not None:
                 return
-            import redis.asyncio
-            from psycopg_pool import AsyncConnectionPool
-
             pool = AsyncConnectionPool(
                 kwargs=_connection_kwargs(),
                 min_size=1,
@@ -359,10 +358,11 @@ class _Store:
         if raw is None:
             raise Fallback("session")  # not cached (or expired): Django reads the database
         data = pickle.loads(raw)  # Django's Redis cache pickles; only this platform writes that Redis
+        if not isinstance(data, dict):
+            raise Fallback("session")
         backend, user, session_hash = (data.get(k) for k in ("_auth_user_backend", "_auth_user_id", "_auth_user_hash"))
         if (
-            not isinstance(data, dict)
-            or "_session_expiry" in data
+            "_session_expiry" in data
             or backend != "config.auth.ModelBackend"
             or backend not in settings.AUTHENTICATION_BACKENDS
             or not isinstance(user, str)

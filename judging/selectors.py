@@ -97,13 +97,12 @@ _CARD_PASSAGE_FIELDS = fields_of(Passage, ["id", "passage_id", "title", "text", 
 
 
 def _card_columns() -> str:
-    """What `_card_from_row` reads: the pair's and the passage's fields, then the context sentence."""
+    """What `_card_from_row` reads: the pair's and the passage's fields, then the context sentence's answer and index."""
     cols = [
         *columns("cp", _CARD_PAIR_FIELDS),
         *columns("pa", _CARD_PASSAGE_FIELDS),
         "s.answer_id",
         's."index"',
-        "s.text",
     ]
     return ", ".join(cols)
 
@@ -434,13 +433,12 @@ def _card(
     *,
     passage: Passage,
     answer_id: int,
-    sentence: tuple[int, str],
+    index: int,
     nth: int,
     shown: str,
     back_of: Judgment | None = None,
 ) -> PairCard:
-    """The card of pair `cp`, whose context citation is sentence (index, text) of answer `answer_id`."""
-    index, _ = sentence
+    """The card of pair `cp`, whose context citation is sentence `index` of answer `answer_id`."""
     with connection.cursor() as cur:
         cur.execute('SELECT "index", text FROM assess_sentence WHERE answer_id = %s ORDER BY "index"', [answer_id])
         answer = cur.fetchall()
@@ -479,10 +477,10 @@ def _card_from_row(assignment: Assignment, row: tuple[Any, ...]) -> PairCard:
     m = n + len(_CARD_PASSAGE_FIELDS)
     cp = from_row(CampaignPair, _CARD_PAIR_FIELDS, row[:n])
     passage = from_row(Passage, _CARD_PASSAGE_FIELDS, row[n:m])
-    answer_id, index, sentence = row[m : m + 3]
+    answer_id, index = row[m : m + 2]
     # A pending pair has no judgment from this assignment yet: its token is the 0th.
-    shown = (row[m + 3] or "") if len(row) > m + 3 else ""
-    return _card(assignment, cp, passage=passage, answer_id=answer_id, sentence=(index, sentence), nth=0, shown=shown)
+    shown = (row[m + 2] or "") if len(row) > m + 2 else ""
+    return _card(assignment, cp, passage=passage, answer_id=answer_id, index=index, nth=0, shown=shown)
 
 
 def queue_state(*, assignment: Assignment) -> QueueState:
@@ -517,7 +515,7 @@ def back_state(*, assignment: Assignment, before: int | None = None) -> QueueSta
         found,
         passage=found.pair.passage,
         answer_id=sentence.answer_id,
-        sentence=(sentence.index, sentence.text),
+        index=sentence.index,
         nth=len(rows),
         shown=getattr(found, "llm_label", None) or "",
         back_of=rows[0],

@@ -45,7 +45,7 @@ class Asgi:
         return self.run(self.call("POST", path, urlencode(form).encode(), headers))
 
     async def call(
-        self, method: str, path: str, body: bytes, headers: dict[str, str]
+        self, method: str, path: str, body: bytes, headers: dict[str, str], *, chunk: int = 0
     ) -> tuple[int, dict[str, str], str]:
         scope = {
             "type": "http",
@@ -61,7 +61,8 @@ class Asgi:
             "client": ("127.0.0.1", 50000),
             "server": ("testserver", 80),
         }
-        messages = [{"type": "http.request", "body": body, "more_body": False}]
+        parts = [body[i : i + chunk] for i in range(0, len(body), chunk)] if chunk else [body]
+        messages = [{"type": "http.request", "body": p, "more_body": i < len(parts) - 1} for i, p in enumerate(parts)]
         sent: list[dict[str, Any]] = []
 
         async def receive() -> dict[str, Any]:
@@ -179,6 +180,8 @@ def test_it_stores_the_judgment_and_returns_the_card_djangos_view_renders(fast, 
     labels = ["FS", "PS", "NS", "FS", "NS", "PS"]
     for label in labels:
         form = _form(card, label, flagged="on" if label == "NS" else "", comment="  odd  " if label == "NS" else "")
+        if label == "PS":
+            form["seconds"] = ""  # the page sends no time when it has none
         status, _headers, body = fast.post(_submit_url(assignment), form, alice.headers())
         # then: the card the view renders for the same state, byte for byte (but the masked CSRF token)
         assert status == 200
@@ -196,6 +199,7 @@ def test_it_stores_the_judgment_and_returns_the_card_djangos_view_renders(fast, 
     assert first.shown_label == ""
     assert first.label_changed is None
     assert first.seconds == 4.5
+    assert rows[1].seconds is None
     assert first.citation_id is not None
     assert first.created_at is not None
     assert (rows[2].flagged, rows[2].comment) == (True, "odd")
@@ -392,6 +396,24 @@ def test_what_it_is_not_sure_of_goes_to_the_view_unchanged(fast, plain, case, re
     if case == "counts not cached":
         assert _normal(body) == _normal(alice.card(assignment.pk))
         assert selectors.topic_progress(assignment=assignment).done == 1
+
+
+def test_a_large_body_in_several_messages_goes_to_the_view_whole(fast):
+    # given: the form's fields after 40 KB of padding, sent in 8 KB messages
+    campaign = judging_campaign_build(n_sentences=4, passages_per_topic=2)
+    alice = Assessor("alice")
+    assignment = _assign(campaign, alice.user)
+    form = {"padding": "x" * 40_000, **_form(alice.card(assignment.pk), "PS")}
+    body = urlencode(form).encode()
+
+    # when
+    status, _, html = fast.run(fast.call("POST", _submit_url(assignment), body, alice.headers(), chunk=8192))
+
+    # then: the view read all of it (the fields come last) and stored the judgment
+    assert keystroke.handed_over == {"body": 1}
+    assert status == 200
+    assert Judgment.objects.get(assignment=assignment).label == "PS"
+    assert _normal(html) == _normal(alice.card(assignment.pk))
 
 
 def test_changing_an_earlier_judgment_goes_to_the_view_and_keeps_both_rows(fast):
