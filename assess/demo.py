@@ -1,4 +1,4 @@
-"""The demo set of DESIGN §8 / issue 2: real TREC 2024 RAG files for two topics, and two accounts."""
+"""The demo set of DESIGN §8 / issue 2: real TREC 2024 RAG files for two topics, and the demo accounts."""
 
 from __future__ import annotations
 
@@ -13,22 +13,26 @@ from assess.services import RunFormat, RunOptions, passages_import, runs_import,
 
 DEMO_TOPICS = ("2024-32912", "2024-129925")
 ORGANIZER = ("organizer", "organizer-demo")
-ASSESSOR = ("assessor", "assessor-demo")
+ASSESSOR = ("assessor", "assessor-demo")  # judges from scratch; nothing is judged under it beforehand
+# One account per condition, so that nobody works two conditions of one topic (the blindness rules, DESIGN §3).
+EDITOR = ("editor", "editor-demo")  # post-edits the LLM's labels
+ADJUDICATOR = ("adjudicator", "adjudicator-demo")  # re-judges the disagreement study's sample blind
+ASSESSORS = (ASSESSOR, EDITOR, ADJUDICATOR)
 
 
 def data_dir() -> Path:
     return Path(getattr(settings, "DEMO_DATA_DIR", settings.BASE_DIR.parent / "shared" / "data" / "trec-rag-2024"))
 
 
-def users_ensure() -> tuple[User, User]:
+def users_ensure() -> None:
     organizer, _ = User.objects.get_or_create(username=ORGANIZER[0], defaults={"is_staff": True, "is_superuser": True})
     organizer.is_staff = organizer.is_superuser = True
     organizer.set_password(ORGANIZER[1])
     organizer.save()
-    assessor, _ = User.objects.get_or_create(username=ASSESSOR[0])
-    assessor.set_password(ASSESSOR[1])
-    assessor.save()
-    return organizer, assessor
+    for username, password in ASSESSORS:
+        assessor, _ = User.objects.get_or_create(username=username)
+        assessor.set_password(password)
+        assessor.save()
 
 
 def load(out: TextIO) -> None:

@@ -160,10 +160,11 @@ def main() -> None:
     from django.test import Client
 
     from assess.models import Answer, Run
+    from judging.labels import label_set_get
     from judging.models import Judgment
     from metrics import bootstrap
     from metrics.reports import agreement_report, scores_report
-    from metrics.selectors import citation_labels, judge_select, material_get, scope_for
+    from metrics.selectors import labels_get, material_get, scope_for
 
     if args.regenerate or Run.objects.count() != args.runs or Answer.objects.count() != args.runs * args.topics:
         start = time.perf_counter()
@@ -173,24 +174,24 @@ def main() -> None:
 
     results: dict[str, float] = {}
     scope = scope_for()
-    human, llm = judge_select("bench-human"), judge_select("bench-llm")
+    human, llm = label_set_get("bench-human"), label_set_get("bench-llm")
     cache.clear()
     material = timed("read the material (citations in scope) from the DB", lambda: material_get(scope), results)
-    timed("labels of bench-human (newest per citation)", lambda: citation_labels(human, material), results)
-    timed("labels of bench-llm", lambda: citation_labels(llm, material), results)
+    timed("labels of bench-human (newest per citation)", lambda: labels_get(human, material), results)
+    timed("labels of bench-llm", lambda: labels_get(llm, material), results)
     timed(
         "scores of both judges and agreement (computing)",
         lambda: (
-            scores_report(judge="bench-human", scope=scope, resamples=0),
-            scores_report(judge="bench-llm", scope=scope, resamples=0),
-            agreement_report(a="bench-human", b="bench-llm", scope=scope, resamples=0),
+            scores_report(label_set=human, scope=scope, resamples=0),
+            scores_report(label_set=llm, scope=scope, resamples=0),
+            agreement_report(a=human, b=llm, scope=scope, resamples=0),
         ),
         results,
     )
     cold = sum(results.values())
     print(f"{'  = scores and agreement from nothing cached':<52} {cold:7.2f} s")
-    top = scores_report(judge="bench-human", scope=scope, resamples=0).rows[0]
-    report = agreement_report(a="bench-human", b="bench-llm", scope=scope, resamples=0)
+    top = scores_report(label_set=human, scope=scope, resamples=0).rows[0]
+    report = agreement_report(a=human, b=llm, scope=scope, resamples=0)
     print(
         f"  top run {top.run_id}: P {top.weighted_precision:.4f}; kappa {report['labels']['kappa']:.4f}; "
         f"tau(P) {report['tau']['precision']:.4f}; {report['labels']['n']} citations both labelled"
@@ -205,18 +206,18 @@ def main() -> None:
     timed(
         "after one new judgment: scores x2 + agreement",
         lambda: (
-            scores_report(judge="bench-human", scope=scope, resamples=0),
-            scores_report(judge="bench-llm", scope=scope, resamples=0),
-            agreement_report(a="bench-human", b="bench-llm", scope=scope, resamples=0),
+            scores_report(label_set=human, scope=scope, resamples=0),
+            scores_report(label_set=llm, scope=scope, resamples=0),
+            agreement_report(a=human, b=llm, scope=scope, resamples=0),
         ),
         results,
     )
     timed(
         "the same with the 1000-resample bootstraps",
         lambda: (
-            scores_report(judge="bench-human", scope=scope),
-            scores_report(judge="bench-llm", scope=scope),
-            agreement_report(a="bench-human", b="bench-llm", scope=scope),
+            scores_report(label_set=human, scope=scope),
+            scores_report(label_set=llm, scope=scope),
+            agreement_report(a=human, b=llm, scope=scope),
         ),
         results,
     )
@@ -243,7 +244,7 @@ def main() -> None:
     user, _ = User.objects.get_or_create(username="bench-organizer", defaults={"is_staff": True})
     client = Client()
     client.force_login(user)
-    url = "/metrics/?a=bench-human&b=bench-llm"
+    url = "/metrics/?a=bench-human/none&b=bench-llm/none"
     add_judgment()
     response = timed("dashboard page after a new judgment (material cached)", lambda: client.get(url), results)
     assert response.status_code == 200, response.status_code

@@ -144,7 +144,8 @@ def campaign_build(name: str, n: int) -> Any:
     """A campaign of n pairs: one run answering one topic with n sentences, each citing its own passage."""
     from assess.models import Answer, Citation, Passage, Run, Sentence, Topic
     from judging.models import Campaign, CampaignPair
-    from judging.services import campaign_pairs_create, pairs_for_citations
+    from judging.pairs import pairs_for_citations
+    from judging.services import campaign_pairs_create
 
     topic = Topic.objects.create(topic_id=f"bench-{name}", text="how fast can a campaign be pre-labelled?")
     run = Run.objects.create(run_id=f"bench.{name}")

@@ -7,6 +7,7 @@ carries `shown_label` only for post-edit assignments."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -22,6 +23,7 @@ from rest_framework.views import APIView
 
 from assess.models import Run, Topic
 from judging import selectors, services
+from judging.blindness import BlindnessViolation
 from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Label
 
 # --- campaigns ------------------------------------------------------------------------------------
@@ -205,9 +207,16 @@ class AssignmentViewSet(
         missing = [t for t in v["topics"] if t not in topics]
         if missing:
             raise serializers.ValidationError({"topics": f"not in campaign {campaign.name}: {', '.join(missing)}"})
-        made = services.assignments_create(
-            campaign=campaign, assessor=v["assessor"], topics=[topics[t] for t in v["topics"]], condition=v["condition"]
-        )
+        try:
+            made = services.assignments_create(
+                campaign=campaign,
+                assessor=v["assessor"],
+                topics=[topics[t] for t in v["topics"]],
+                condition=v["condition"],
+            )
+        except BlindnessViolation as violation:
+            body = {"detail": violation.message, "violations": [asdict(found) for found in violation.violations]}
+            return Response(body, status=status.HTTP_400_BAD_REQUEST)
         qs = self.get_queryset().filter(pk__in=[a.pk for a in made])
         return Response(AssignmentOutputSerializer(qs, many=True).data, status=status.HTTP_201_CREATED)
 

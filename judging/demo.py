@@ -1,4 +1,6 @@
-"""The judging part of the demo: a campaign on the two demo topics, one assignment per condition."""
+"""The judging part of the demo: a campaign on the two demo topics, each condition under its own account
+(the blindness rules, DESIGN §3: one assessor works one condition per topic). `assessor` judges both topics
+from scratch and `editor` post-edits both; nothing is judged under either beforehand."""
 
 from __future__ import annotations
 
@@ -6,14 +8,14 @@ from typing import TextIO
 
 from django.contrib.auth.models import User
 
-from assess.demo import ASSESSOR, DEMO_TOPICS
+from assess.demo import ASSESSOR, DEMO_TOPICS, EDITOR
 from assess.models import Run, Topic
 from judging import services
 from judging.models import Campaign, Condition, JudgeKind
 
 CAMPAIGN = "demo"
 LLM_JUDGE = "opus-4.8-nist"
-CONDITIONS = {"2024-32912": Condition.FROM_SCRATCH, "2024-129925": Condition.POST_EDIT}
+CONDITIONS = {ASSESSOR[0]: Condition.FROM_SCRATCH, EDITOR[0]: Condition.POST_EDIT}
 
 
 def load(out: TextIO) -> None:
@@ -26,19 +28,15 @@ def load(out: TextIO) -> None:
         name=CAMPAIGN, runs=Run.objects.all(), topics=topics, depth=1, post_edit_judge=judge
     )
     summary = services.campaign_build_pairs(campaign=campaign, allow_missing_text=True)
-    assessor = User.objects.get(username=ASSESSOR[0])
-    for topic_id in DEMO_TOPICS:
+    for username, condition in CONDITIONS.items():
         services.assignments_create(
-            campaign=campaign,
-            assessor=assessor,
-            topics=[t for t in topics if t.topic_id == topic_id],
-            condition=CONDITIONS[topic_id],
+            campaign=campaign, assessor=User.objects.get(username=username), topics=topics, condition=condition
         )
     out.write(
         f"campaign {CAMPAIGN!r}: {summary['pairs']} pairs from {summary['citations_kept']} citations "
         f"({summary['judgments_saved']} judgments saved; {summary['citations_left_out']} citations left out: "
         f"{summary['passages_without_text']} passages without text, "
-        f"{summary['citations_without_sentence_text']} sentences without text); assessor {ASSESSOR[0]}: "
-        + ", ".join(f"{t} {c}" for t, c in CONDITIONS.items())
-        + "\n"
+        f"{summary['citations_without_sentence_text']} sentences without text); "
+        + ", ".join(f"{u} {c.label.lower()}" for u, c in CONDITIONS.items())
+        + f" on {', '.join(t.topic_id for t in topics)}\n"
     )

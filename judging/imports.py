@@ -29,8 +29,8 @@ from assess.reading import (
     read_json_lines,
 )
 from assess.services import InputFile, RunFormat, RunOptions, runs_import
-from judging.models import Condition, Judge, JudgeKind, Judgment, Label
-from judging.services import pairs_for_citations
+from judging.models import NOT_JUDGED, Condition, Judge, JudgeKind, Judgment, JudgmentOrigin, Label
+from judging.pairs import pairs_for_citations
 
 
 class JudgmentFormat:
@@ -122,7 +122,7 @@ def judgments_import(
             for f in inputs:
                 _read_exchange(state, f, options, progress, offset, total)
                 offset += f.path.stat().st_size
-        if not state.labels and not report.errors and not report.counts.get("not_judged"):
+        if not state.labels and not report.errors:
             report.error(inputs[0].name if inputs else "", None, "", "no labels found")
         resolved = _resolve_citations(state) if not report.errors else []
         unique = _collapse_duplicates(state, resolved)
@@ -211,8 +211,9 @@ def _read_nist(
                     continue
                 label = NIST_SUPPORT[support_key]
                 if label is None:
+                    # Not judged is a value of this source (DESIGN §2): kept, so nothing fills it later.
                     report.add("not_judged")
-                    continue
+                    label = NOT_JUDGED
                 state.labels.append(
                     _Label(
                         file=f.name,
@@ -252,7 +253,8 @@ def _nist_create_missing_answers(
                 sub = runs_import(files=[InputFile(Path(tmp.name), f.name)], fmt=RunFormat.NIST, options=RunOptions())
             except ImportRejected as exc:
                 sub = exc.report
-            state.report.errors.extend(sub.errors)
+            for e in sub.errors:
+                state.report.error(e.file, e.line, e.field, e.text)
             for w in sub.warnings:
                 state.report.warn(w.file, w.line, w.field, w.text)
             for key, n in sub.counts.items():
@@ -593,6 +595,8 @@ def _judgments_write(state: _State, items: list[_Resolved], judges: dict[str, Ju
                 pair=pairs[i.citation.pk],
                 citation=i.citation,
                 label=i.row.label,
+                not_judged_reason="not judged in the source (NIST -1)" if i.row.label == NOT_JUDGED else "",
+                origin=JudgmentOrigin.IMPORT,
                 condition=i.row.condition,
                 shown_label=i.row.shown_label,
                 seconds=i.row.seconds,

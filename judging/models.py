@@ -14,13 +14,21 @@ class Label(models.TextChoices):
     NONE = "NS", "No support"
 
 
-LABEL_WEIGHTS: dict[str, float] = {Label.FULL: 1.0, Label.PARTIAL: 0.5, Label.NONE: 0.0}
-
-
 class Condition(models.TextChoices):
     FROM_SCRATCH = "from_scratch", "From scratch"
     POST_EDIT = "post_edit", "Post-edit"
     ADJUDICATION = "adjudication", "Adjudication"
+
+
+class JudgmentOrigin(models.TextChoices):
+    """Where a judgment was made. Only platform judgments (made on a campaign's pair) stand in for every
+    citation of that pair; imported labels belong to their own citation alone (DESIGN §2)."""
+
+    PLATFORM = "platform", "Made on the platform"
+    IMPORT = "import", "Imported"
+
+
+NOT_JUDGED = ""  # a Judgment's label when its judge looked at the citation and recorded that it did not judge it
 
 
 class JudgeKind(models.TextChoices):
@@ -86,6 +94,21 @@ class Campaign(models.Model):
         return self.name
 
 
+class CitationPair(models.Model):
+    """The pair a citation is judged as, stored when a campaign that holds the citation is built, so that no
+    path recomputes pair identity from sentence text. A citation's pair never changes (its text and passage
+    do not), so one row serves every campaign."""
+
+    citation = models.OneToOneField(Citation, primary_key=True, on_delete=models.CASCADE, related_name="stored_pair")
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="citation_pairs")
+
+    class Meta:
+        indexes = [models.Index(fields=["pair"], name="citationpair_pair_idx")]
+
+    def __str__(self) -> str:
+        return f"citation {self.citation_id} -> pair {self.pair_id}"
+
+
 class CampaignPair(models.Model):
     """A pair in a campaign's pool, with the topic whose queue it is in and the citation shown as context."""
 
@@ -139,7 +162,12 @@ class Judgment(models.Model):
     judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="judgments")
     pair = models.ForeignKey(Pair, on_delete=models.PROTECT, related_name="judgments")
     citation = models.ForeignKey(Citation, null=True, blank=True, on_delete=models.PROTECT, related_name="judgments")
-    label = models.CharField(max_length=2, choices=Label.choices)
+    # Blank (NOT_JUDGED): this judge recorded that it did not judge the citation (NIST's -1, a skip).
+    label = models.CharField(max_length=2, choices=Label.choices, blank=True)
+    not_judged_reason = models.CharField(max_length=200, blank=True, default="", db_default="")
+    origin = models.CharField(
+        max_length=8, choices=JudgmentOrigin.choices, default=JudgmentOrigin.PLATFORM, db_default="platform"
+    )
     condition = models.CharField(max_length=16, choices=Condition.choices, blank=True, default="")
     assignment = models.ForeignKey(
         Assignment, null=True, blank=True, on_delete=models.PROTECT, related_name="judgments"
@@ -162,6 +190,12 @@ class Judgment(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(seconds__isnull=True) | models.Q(seconds__gte=0), name="judgment_seconds_nonneg"
+            ),
+            models.CheckConstraint(condition=models.Q(label__in=["FS", "PS", "NS", ""]), name="judgment_label_known"),
+            # An imported label is made on one citation: it never stands for a pair.
+            models.CheckConstraint(
+                condition=~models.Q(origin="import") | models.Q(citation__isnull=False),
+                name="judgment_import_has_citation",
             ),
         ]
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
-import unicodedata
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,6 +14,7 @@ from django.utils import timezone
 
 from assess.models import Citation, Run, Sentence, Topic
 from assess.services import tables_analyze
+from judging import blindness
 from judging.guidelines import DEFAULT_GUIDELINES
 from judging.models import (
     Assignment,
@@ -29,7 +27,9 @@ from judging.models import (
     Judgment,
     Label,
     Pair,
+    Study,
 )
+from judging.pairs import normalize_sentence_text, pairs_for_citations
 from judging.selectors import (
     SubmissionContext,
     assignment_has_pending,
@@ -39,45 +39,6 @@ from judging.selectors import (
     topic_counts_judged,
 )
 from judging.tokens import submission_token
-
-_SPACE = re.compile(r"\s+")
-
-
-def normalize_sentence_text(text: str) -> str:
-    """Unicode NFKC, whitespace runs collapsed to one space, trimmed: how pair identity compares text."""
-    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text)).strip()
-
-
-def text_hash(normalized: str) -> str:
-    return hashlib.sha256(normalized.encode("utf-8")).hexdigest()
-
-
-@transaction.atomic
-def pairs_for_citations(*, citations: Iterable[Citation]) -> dict[int, Pair]:
-    """The pair of each citation (created when new), keyed by citation id.
-
-    Each citation must come with `sentence` loaded (select_related) for its text.
-    """
-    keyed: dict[int, tuple[str, int]] = {}
-    wanted: dict[tuple[str, int], str] = {}
-    for c in citations:
-        normalized = normalize_sentence_text(c.sentence.text)
-        key = (text_hash(normalized), c.passage_id)
-        keyed[c.pk] = key
-        wanted[key] = normalized
-    if not wanted:
-        return {}
-    Pair.objects.bulk_create(
-        [Pair(text=t, text_hash=h, passage_id=p) for (h, p), t in wanted.items()],
-        ignore_conflicts=True,
-        batch_size=2000,
-    )
-    found: dict[tuple[str, int], Pair] = {}
-    hashes = list({h for h, _ in wanted})
-    for start in range(0, len(hashes), 2000):
-        for pair in Pair.objects.filter(text_hash__in=hashes[start : start + 2000]):
-            found[(pair.text_hash, pair.passage_id)] = pair
-    return {cid: found[key] for cid, key in keyed.items()}
 
 
 def judge_get_or_create(*, name: str, kind: str = JudgeKind.HUMAN) -> Judge:
@@ -249,19 +210,27 @@ def assessor_create(*, username: str, password: str) -> User:
 
 @transaction.atomic
 def assignments_create(
-    *, campaign: Campaign, assessor: User, topics: Iterable[Topic], condition: str
+    *, campaign: Campaign, assessor: User, topics: Iterable[Topic], condition: str, study: Study | None = None
 ) -> list[Assignment]:
     """Assign topics to an assessor under one condition, after the assessor's existing assignments, in the
-    order given. An assignment that already exists is kept as it is."""
+    order given. An assignment that already exists is kept as it is.
+
+    Refused as a whole (BlindnessViolation, nothing made) when one would break a blindness rule
+    (judging/blindness.py); `study` is the study an adjudication assignment re-judges."""
     if condition not in Condition.values:
         raise ValueError(f"unknown condition {condition!r}")
+    topics = list(topics)
     in_campaign = set(campaign.topics.values_list("pk", flat=True))
+    for topic in topics:
+        if topic.pk not in in_campaign:
+            raise ValueError(f"topic {topic.topic_id} is not in campaign {campaign.name}")
+    # One assessor's assignments are made one call at a time, so two concurrent calls cannot both pass the check.
+    list(User.objects.select_for_update().filter(pk=assessor.pk).values_list("pk", flat=True))
+    blindness.assignments_check(campaign=campaign, assessor=assessor, topics=topics, condition=condition, study=study)
     last = Assignment.objects.filter(assessor=assessor).aggregate(m=Max("order"))["m"]
     order = -1 if last is None else last
     made: list[Assignment] = []
     for topic in topics:
-        if topic.pk not in in_campaign:
-            raise ValueError(f"topic {topic.topic_id} is not in campaign {campaign.name}")
         existing = Assignment.objects.filter(
             campaign=campaign, assessor=assessor, topic=topic, condition=condition
         ).first()

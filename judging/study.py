@@ -15,6 +15,8 @@ from django.utils import timezone
 
 from assess.models import Topic
 from judging import services
+from judging.blindness import BlindnessViolation
+from judging.labels import LabelSetError, label_set_get
 from judging.llm import services as llm_services
 from judging.llm.client import ProviderNotConfigured, provider_check
 from judging.models import (
@@ -23,21 +25,13 @@ from judging.models import (
     Condition,
     Judge,
     JudgeKind,
-    Judgment,
     PrelabelJob,
     PrelabelMode,
     PrelabelStatus,
     Study,
     StudyItem,
 )
-from judging.study_selectors import (
-    PoolCitation,
-    UnknownJudge,
-    citation_labels,
-    judge_ids_for,
-    pool_citations,
-    study_pair_ids,
-)
+from judging.study_selectors import PoolCitation, pool_citations, pool_labels, study_pair_ids
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +73,8 @@ def study_create(
     seed: int = 0,
     created_by: User | None = None,
 ) -> Study:
-    """Sample up to `per_topic` pairs per campaign topic on which `a` and `b` disagree, reproducibly from `seed`.
+    """Sample up to `per_topic` pairs per campaign topic on which label sets `a` and `b` disagree, reproducibly
+    from `seed`.
 
     Each topic draws from its own generator (seeded with the study's seed and the topic id), from its
     disagreeing pairs sorted by id, so a topic's sample depends on nothing else. The drawn order is the
@@ -87,23 +82,25 @@ def study_create(
     give what they have; the summary says so."""
     if per_topic < 1:
         raise StudyError("sample at least one pair per topic")
-    if a == b:
-        raise StudyError("a study compares two different judges")
     try:
-        ids_a, ids_b = judge_ids_for(a), judge_ids_for(b)
-    except UnknownJudge as error:
+        set_a, set_b = label_set_get(a), label_set_get(b)
+    except LabelSetError as error:
         raise StudyError(str(error)) from None
+    if set_a.spec == set_b.spec:
+        raise StudyError("a study compares two different label sets")
     citations = pool_citations(campaign=campaign)
     if not citations:
         raise StudyError(f"campaign {campaign.name!r} has no pairs: build it first")
-    labels_a = citation_labels(judge_ids=ids_a, citations=citations)
-    labels_b = citation_labels(judge_ids=ids_b, citations=citations)
+    labels_a = pool_labels(label_set=set_a, citations=citations)
+    labels_b = pool_labels(label_set=set_b, citations=citations)
     disagreeing = _disagreements(citations, labels_a, labels_b)
     both: dict[int, set[int]] = {}
     for c in citations:
         if c.citation_id in labels_a and c.citation_id in labels_b:
             both.setdefault(c.topic_pk, set()).add(c.pair_id)
-    study = Study.objects.create(campaign=campaign, a=a, b=b, per_topic=per_topic, seed=seed, created_by=created_by)
+    study = Study.objects.create(
+        campaign=campaign, a=set_a.spec, b=set_b.spec, per_topic=per_topic, seed=seed, created_by=created_by
+    )
     items: list[StudyItem] = []
     topics_summary = []
     for topic in campaign.topics.order_by("topic_id"):
@@ -148,22 +145,21 @@ def study_assign(*, study: Study, assessor: User, topics: Iterable[Topic] | None
     """Give an independent assessor an `adjudication` assignment per study topic (those with a sample): their
     queue is the sample of that topic, shuffled, with neither judge's label shown.
 
-    Refused for an assessor who already labelled one of the sampled pairs (they would not be independent),
-    or whose adjudication assignment for a topic already re-judges another study of the campaign."""
+    Refused for an assessor who is not independent on a topic (the blindness rules, judging/blindness.py: one
+    who judged it in any condition, or is one of the study's judges), or whose adjudication assignment for a
+    topic already re-judges another study of the campaign."""
     sampled_topics = set(StudyItem.objects.filter(study=study).values_list("topic_id", flat=True))
     candidates = topics if topics is not None else study.campaign.topics.order_by("topic_id")
     chosen = [t for t in candidates if t.pk in sampled_topics]
     if not chosen:
         raise StudyError("the study has no sampled pairs in these topics")
-    judge = services.assessor_judge(user=assessor)
-    seen = (
-        Judgment.objects.filter(judge=judge, pair__study_items__study=study).exclude(assignment__studies=study).exists()
-    )
-    if seen or judge.name in (study.a, study.b):
-        raise StudyError(f"{assessor.get_username()} already labelled pairs of this study: not independent")
-    made = services.assignments_create(
-        campaign=study.campaign, assessor=assessor, topics=chosen, condition=Condition.ADJUDICATION
-    )
+    try:
+        made = services.assignments_create(
+            campaign=study.campaign, assessor=assessor, topics=chosen, condition=Condition.ADJUDICATION, study=study
+        )
+    except BlindnessViolation as violation:
+        # The study's page, API and command report StudyError as an organizer's error to correct.
+        raise StudyError(violation.message) from violation
     for assignment in made:
         other = assignment.studies.exclude(pk=study.pk).first()
         if other is not None:
@@ -180,6 +176,14 @@ def study_assign(*, study: Study, assessor: User, topics: Iterable[Topic] | None
 # --- the second LLM judge -------------------------------------------------------------------------
 
 
+def _judges_of(spec: str) -> tuple[int, ...]:
+    """The judges of a study's label set (none when the set no longer resolves)."""
+    try:
+        return label_set_get(spec).judge_ids
+    except LabelSetError:
+        return ()
+
+
 def study_second_judge_job(*, study: Study, judge: Judge, created_by: User | None = None) -> PrelabelJob:
     """Record the second LLM judge of the study and a pre-label job over the study's pairs only.
 
@@ -187,7 +191,7 @@ def study_second_judge_job(*, study: Study, judge: Judge, created_by: User | Non
     results stored as LLMResult and Judgment): pairs already labelled by this judge are not paid again."""
     if judge.kind != JudgeKind.LLM:
         raise StudyError(f"{judge.name!r} is not an LLM judge")
-    if judge.name in (study.a, study.b):
+    if any(judge.pk in _judges_of(spec) for spec in (study.a, study.b)):
         raise StudyError("the second LLM judge must differ from the study's two judges")
     try:
         llm = llm_services.llm_config(judge)

@@ -1,7 +1,8 @@
 """The disagreement study of the demo: on the demo campaign's two topics, NIST's labels (`nist`) against
-the LLM's (`opus-4.8-nist`), re-judged blind by the demo assessor. A few adjudications are made through
-the normal submit service so that the report has figures; their labels are synthetic (drawn from a fixed
-seed, leaning to NIST's label), not a person's judgment. Runs after `metrics.demo`, which loads the labels."""
+the LLM's (`opus-4.8-nist`), re-judged blind by the demo's `adjudicator`, an account that judges nothing else
+(an adjudicator has not judged the topic: DESIGN §3). A few adjudications are made through the normal submit
+service so that the report has figures; their labels are synthetic (drawn from a fixed seed, leaning to
+NIST's label), not a person's judgment. Runs after `metrics.demo`, which loads the labels."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TextIO
 
 from django.contrib.auth.models import User
 
-from assess.demo import ASSESSOR
+from assess.demo import ADJUDICATOR
 from judging import selectors, services
 from judging import study as study_services
 from judging.models import Campaign, Label, Study, StudyItem
@@ -28,7 +29,7 @@ def load(out: TextIO) -> None:
     if campaign is None:
         out.write("no demo campaign: the study demo needs judging.demo\n")
         return
-    if Study.objects.filter(campaign=campaign, a=NIST_JUDGE, b=LLM_JUDGE).exists():
+    if Study.objects.filter(campaign=campaign).exists():
         out.write("demo study already exists\n")
         return
     try:
@@ -38,8 +39,8 @@ def load(out: TextIO) -> None:
     except study_services.StudyError as error:
         out.write(f"no demo study: {error}\n")
         return
-    assessor = User.objects.get(username=ASSESSOR[0])
-    assignments = study_services.study_assign(study=study, assessor=assessor)
+    adjudicator = User.objects.get(username=ADJUDICATOR[0])
+    assignments = study_services.study_assign(study=study, assessor=adjudicator)
     rng = random.Random(SEED)
     made = 0
     for assignment in assignments:
@@ -62,5 +63,5 @@ def load(out: TextIO) -> None:
     out.write(
         f"study #{study.pk}: {study.summary['sampled']} pairs where {NIST_JUDGE} and {LLM_JUDGE} disagree "
         f"(up to {PER_TOPIC} per topic, seed {SEED}{'; short: ' + ', '.join(short) if short else ''}); "
-        f"{assessor.username} re-judges them blind ({len(assignments)} adjudication assignments, {made} made)\n"
+        f"{adjudicator.username} re-judges them blind ({len(assignments)} adjudication assignments, {made} made)\n"
     )

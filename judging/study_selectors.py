@@ -1,49 +1,18 @@
-"""Reads for the disagreement study (DESIGN §6): the labels the sample is drawn from, and the study's table.
-
-A citation's label for a judge selection is that judge's newest judgment on this very citation, else its
-newest on the citation's pair (DESIGN §2), the same rule as `metrics.selectors.citation_labels`; it is
-written again here because judging must not import metrics. Adjudication judgments are left out of it: the
-study compares the labels that existed before anyone re-judged."""
+"""Reads for the disagreement study (DESIGN §6): the pool citations its sample is drawn from, the labels of
+two label sets on them (the one rule of `judging.labels`), and the study's table."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
 from django.db.models import QuerySet
 
 from assess.models import Citation
-from judging.models import (
-    Campaign,
-    CampaignPair,
-    Condition,
-    Judge,
-    JudgeKind,
-    Judgment,
-    Study,
-    StudyItem,
-)
-from judging.services import normalize_sentence_text, text_hash
+from judging.labels import LabelSet, citation_labels, labels_as_dict
+from judging.models import Campaign, CampaignPair, Condition, Judgment, Study, StudyItem
 
-HUMAN = "human"  # the judge selection that means every human judge together
 CHUNK = 5000
-
-
-class UnknownJudge(ValueError):
-    pass
-
-
-def judge_ids_for(selection: str) -> tuple[int, ...]:
-    """A judge by name, or `human`: every human judge together (as `--judge human` means in the metrics)."""
-    if selection == HUMAN and not Judge.objects.filter(name=HUMAN).exists():
-        ids = tuple(Judge.objects.filter(kind=JudgeKind.HUMAN).order_by("pk").values_list("pk", flat=True))
-        if not ids:
-            raise UnknownJudge("there is no human judge yet")
-        return ids
-    judge = Judge.objects.filter(name=selection).first()
-    if judge is None:
-        raise UnknownJudge(f"no judge named {selection!r}")
-    return (judge.pk,)
 
 
 @dataclass(frozen=True)
@@ -57,53 +26,37 @@ class PoolCitation:
 
 
 def pool_citations(*, campaign: Campaign) -> list[PoolCitation]:
-    """Every citation of the campaign's runs and topics within its depth whose pair is in the pool, ordered by
-    topic, pair and citation id."""
-    pool: dict[tuple[int, str, int], tuple[int, int]] = {}
-    for topic_pk, pair_id, text_hashed, passage_pk, context_id in CampaignPair.objects.filter(
-        campaign=campaign
-    ).values_list("topic_id", "pair_id", "pair__text_hash", "pair__passage_id", "context_citation_id"):
-        pool[(topic_pk, text_hashed, passage_pk)] = (pair_id, context_id)
+    """Every citation of the campaign's runs and topics within its depth whose stored pair is in the pool,
+    ordered by topic, pair and citation id."""
+    pool = {
+        (topic_pk, pair_id): context_id
+        for topic_pk, pair_id, context_id in CampaignPair.objects.filter(campaign=campaign).values_list(
+            "topic_id", "pair_id", "context_citation_id"
+        )
+    }
     if not pool:
         return []
     citations = Citation.objects.filter(
         sentence__answer__run__in=campaign.runs.all(),
         sentence__answer__topic__in=campaign.topics.all(),
         slot__lt=campaign.depth,
-    ).values_list("pk", "sentence__answer__topic_id", "passage_id", "sentence__text")
+        stored_pair__isnull=False,
+    ).values_list("pk", "sentence__answer__topic_id", "stored_pair__pair_id")
     found: list[PoolCitation] = []
-    for citation_id, topic_pk, passage_pk, text in citations.iterator(chunk_size=CHUNK):
-        hit = pool.get((topic_pk, text_hash(normalize_sentence_text(text)), passage_pk))
-        if hit is not None:
-            found.append(PoolCitation(citation_id, topic_pk, hit[0], citation_id == hit[1]))
+    for citation_id, topic_pk, pair_id in citations.iterator(chunk_size=CHUNK):
+        context = pool.get((topic_pk, pair_id))
+        if context is not None:
+            found.append(PoolCitation(citation_id, topic_pk, pair_id, citation_id == context))
     found.sort(key=lambda c: (c.topic_pk, c.pair_id, c.citation_id))
     return found
 
 
-def citation_labels(*, judge_ids: Iterable[int], citations: list[PoolCitation]) -> dict[int, str]:
-    """The judge selection's label of each citation that has one (adjudication judgments left out)."""
-    ids = list(judge_ids)
-    wanted = {c.citation_id for c in citations}
-    pair_ids = sorted({c.pair_id for c in citations})
-    on_citation: dict[int, tuple[int, str]] = {}
-    on_pair: dict[int, tuple[int, str]] = {}
-    for start in range(0, len(pair_ids), CHUNK):
-        rows = (
-            Judgment.objects.filter(judge_id__in=ids, pair_id__in=pair_ids[start : start + CHUNK])
-            .exclude(condition=Condition.ADJUDICATION)
-            .values_list("pk", "citation_id", "pair_id", "label")
-        )
-        for pk, citation_id, pair_id, label in rows:
-            if pk > on_pair.get(pair_id, (0, ""))[0]:
-                on_pair[pair_id] = (pk, label)
-            if citation_id in wanted and pk > on_citation.get(citation_id, (0, ""))[0]:
-                on_citation[citation_id] = (pk, label)
-    labels: dict[int, str] = {}
-    for c in citations:
-        found = on_citation.get(c.citation_id) or on_pair.get(c.pair_id)
-        if found is not None:
-            labels[c.citation_id] = found[1]
-    return labels
+def pool_labels(*, label_set: LabelSet, citations: list[PoolCitation]) -> dict[int, str]:
+    """The label set's label of each pool citation that has one."""
+    ids = np.array([c.citation_id for c in citations], dtype=np.int64)
+    pairs = np.array([c.pair_id for c in citations], dtype=np.int64)
+    labels = citation_labels(label_set, citation_ids=ids, citation_pairs=pairs)
+    return {citation_id: label for citation_id, (label, _judgment) in labels_as_dict(labels, ids).items()}
 
 
 # --- a study's sample and its labels --------------------------------------------------------------

@@ -19,6 +19,7 @@ from django_htmx.middleware import HtmxDetails
 
 from assess.models import Run
 from judging import selectors, services
+from judging.blindness import BlindnessViolation, blindness_violations
 from judging.forms import AssignForm, BuildForm, CampaignForm, CampaignSettingsForm, SubmitForm
 from judging.highlight import highlight_evidence
 from judging.models import Assignment, Campaign, Label
@@ -217,6 +218,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
         {
             "campaign": campaign,
             "assignments": selectors.campaign_assignments(campaign=campaign),
+            "violations": blindness_violations(campaign=campaign),
             "figures": selectors.campaign_figures(campaign=campaign),
             "assign_form": AssignForm(
                 campaign=campaign, initial={"assessor": User.objects.filter(is_staff=False).first()}
@@ -260,14 +262,18 @@ def campaign_settings(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def campaign_assign(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = _campaign_or_404(campaign_id)
     form = AssignForm(request.POST, campaign=campaign)
-    if form.is_valid():
+    if not form.is_valid():
+        messages.error(request, f"Not assigned: {form.errors.as_text()}")
+        return redirect("judging:campaign", campaign_id=campaign.pk)
+    try:
         made = services.assignments_create(
             campaign=campaign,
             assessor=form.cleaned_data["assessor"],
             topics=form.cleaned_data["topics"],
             condition=form.cleaned_data["condition"],
         )
-        messages.success(request, f"{len(made)} assignment(s) for {form.cleaned_data['assessor'].username}.")
+    except BlindnessViolation as violation:
+        messages.error(request, f"Not assigned: {violation.message}")
     else:
-        messages.error(request, f"Not assigned: {form.errors.as_text()}")
+        messages.success(request, f"{len(made)} assignment(s) for {form.cleaned_data['assessor'].username}.")
     return redirect("judging:campaign", campaign_id=campaign.pk)

@@ -1,6 +1,7 @@
-"""Agreement between two judges (DESIGN §5): confusion matrix, exact agreement, Cohen's κ, Kendall τ-b.
+"""Agreement between two label sets (DESIGN §5): confusion matrix, exact agreement, Cohen's κ with a 95%
+interval, Krippendorff's alpha (ordinal), each label's precision and recall, Kendall τ-b.
 
-Pure functions over plain data; the statistics are scikit-learn's and scipy's.
+Pure functions over plain data; the statistics are scikit-learn's, scipy's and the `krippendorff` package's.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import krippendorff
 import numpy as np
 from scipy.stats import kendalltau
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
@@ -32,6 +34,10 @@ class LabelAgreement:
     kappa_linear: float | None
     distribution_a: dict[str, int]
     distribution_b: dict[str, int]
+    kappa_ci: tuple[float, float] | None = None  # 95%, items resampled
+    alpha_ordinal: float | None = None  # Krippendorff's alpha, ordinal scale NS < PS < FS
+    # Per label L: precision = of b's L, the share a calls L; recall = of a's L, the share b calls L.
+    per_label: dict[str, dict[str, float | int | None]] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -46,7 +52,72 @@ def _codes(values: Sequence[str] | np.ndarray) -> np.ndarray:
     return np.array([index[v] for v in array], dtype=np.int64)
 
 
-def label_agreement(a: Sequence[str] | np.ndarray, b: Sequence[str] | np.ndarray) -> LabelAgreement:
+KAPPA_RESAMPLES = 1000
+KAPPA_SEED = 20241025
+
+
+def _kappa_of_matrix(matrices: np.ndarray) -> np.ndarray:
+    """Unweighted Cohen's κ of each (..., 3, 3) confusion matrix of counts."""
+    n = matrices.sum(axis=(-2, -1))
+    observed = np.trace(matrices, axis1=-2, axis2=-1) / n
+    expected = (matrices.sum(axis=-1) * matrices.sum(axis=-2)).sum(axis=-1) / n**2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(expected < 1, (observed - expected) / (1 - expected), np.nan)
+
+
+def kappa_interval(
+    matrix: np.ndarray, *, resamples: int = KAPPA_RESAMPLES, seed: int = KAPPA_SEED, level: float = 0.95
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of κ over items. κ depends on the items only through their confusion
+    matrix, so resampling n items with replacement is a multinomial draw of its cells: exact, and cheap at
+    any n. The interval is widened to hold κ itself where the percentiles would leave it out."""
+    n = int(matrix.sum())
+    kappa = float(_kappa_of_matrix(matrix.astype(float)))
+    if n < 2 or math.isnan(kappa):
+        return None
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(n, (matrix / n).ravel(), size=resamples).reshape(resamples, *matrix.shape)
+    kappas = _kappa_of_matrix(draws.astype(float))
+    kappas = kappas[~np.isnan(kappas)]
+    if kappas.size == 0:
+        return None
+    tail = (1.0 - level) / 2.0 * 100.0
+    low, high = np.percentile(kappas, [tail, 100.0 - tail])
+    return (min(float(low), kappa), max(float(high), kappa))
+
+
+def alpha_ordinal(a: np.ndarray, b: np.ndarray) -> float | None:
+    """Krippendorff's alpha for two coders on the ordinal scale 0 < 1 < 2; None when undefined."""
+    if len(a) < 2 or len(np.unique(np.concatenate([a, b]))) < 2:
+        return None
+    value = krippendorff.alpha(
+        reliability_data=np.vstack([a, b]).astype(float), level_of_measurement="ordinal", value_domain=[0, 1, 2]
+    )
+    return _finite(float(value))
+
+
+def per_label_figures(matrix: np.ndarray, labels: Sequence[str]) -> dict[str, dict[str, float | int | None]]:
+    """For each label: of the items b gave it, the share a gave it too (precision of b against a), and of the
+    items a gave it, the share b gave it too (recall), with how many each gave."""
+    figures: dict[str, dict[str, float | int | None]] = {}
+    for i, label in enumerate(labels):
+        given_a, given_b, both = int(matrix[i].sum()), int(matrix[:, i].sum()), int(matrix[i, i])
+        figures[label] = {
+            "precision": both / given_b if given_b else None,
+            "recall": both / given_a if given_a else None,
+            "support_a": given_a,
+            "support_b": given_b,
+        }
+    return figures
+
+
+def label_agreement(
+    a: Sequence[str] | np.ndarray,
+    b: Sequence[str] | np.ndarray,
+    *,
+    seed: int = KAPPA_SEED,
+    resamples: int = KAPPA_RESAMPLES,
+) -> LabelAgreement:
     """Agreement over items both judges labelled, given as two label lists (or codes) in the same order."""
     if len(a) != len(b):
         raise ValueError("the two label lists must have the same length")
@@ -58,7 +129,16 @@ def label_agreement(a: Sequence[str] | np.ndarray, b: Sequence[str] | np.ndarray
         empty = [[0] * 3 for _ in range(3)]
         zero = dict.fromkeys(labels, 0)
         return LabelAgreement(
-            tuple(labels), 0, empty, [[0.0] * 3 for _ in range(3)], None, None, None, zero, dict(zero)
+            tuple(labels),
+            0,
+            empty,
+            [[0.0] * 3 for _ in range(3)],
+            None,
+            None,
+            None,
+            zero,
+            dict(zero),
+            per_label=per_label_figures(np.zeros((3, 3), dtype=int), labels),
         )
     matrix = confusion_matrix(a, b, labels=codes)
     kappa = cohen_kappa_score(a, b, labels=codes)
@@ -73,6 +153,9 @@ def label_agreement(a: Sequence[str] | np.ndarray, b: Sequence[str] | np.ndarray
         kappa_linear=_finite(float(kappa_linear)),
         distribution_a={label: int(matrix[i].sum()) for i, label in enumerate(labels)},
         distribution_b={label: int(matrix[:, i].sum()) for i, label in enumerate(labels)},
+        kappa_ci=kappa_interval(matrix, resamples=resamples, seed=seed) if resamples > 0 else None,
+        alpha_ordinal=alpha_ordinal(a, b),
+        per_label=per_label_figures(matrix, labels),
     )
 
 

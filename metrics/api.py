@@ -19,10 +19,25 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import_uploads
+from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_get
 from judging.models import Condition, JudgeKind
 from metrics.exports import ExportFormat, judgments_export, scores_csv
 from metrics.reports import agreement_report, scores_report
-from metrics.selectors import EVERY_CITATION, Scope, UnknownJudge, scope_for, support_stats
+from metrics.selectors import EVERY_CITATION, Scope, scope_for, support_stats
+
+
+class LabelSetField(serializers.CharField):
+    """A label set named by its spec (`nist`, `gpt-4o/none`, `campaign:NAME/from_scratch`)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("help_text", SPEC_HELP)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> LabelSet:  # type: ignore[override]
+        try:
+            return label_set_get(super().to_internal_value(data))
+        except LabelSetError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
 
 
 class ScopeInputSerializer(serializers.Serializer[dict[str, Any]]):
@@ -32,25 +47,22 @@ class ScopeInputSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class ScoresInputSerializer(ScopeInputSerializer):
-    judge = serializers.CharField(help_text="a judge name, or `human` for every human judge")
-    condition = serializers.ChoiceField(choices=Condition.choices, required=False)
+    labels = LabelSetField()
     resamples = serializers.IntegerField(required=False, min_value=0, max_value=10000, default=1000)
     seed = serializers.IntegerField(required=False, default=20241025)
     fmt = serializers.ChoiceField(choices=["json", "csv"], required=False, default="json")
 
 
 class AgreementInputSerializer(ScopeInputSerializer):
-    a = serializers.CharField()
-    b = serializers.CharField()
-    condition_a = serializers.ChoiceField(choices=Condition.choices, required=False)
-    condition_b = serializers.ChoiceField(choices=Condition.choices, required=False)
+    a = LabelSetField()
+    b = LabelSetField()
     resamples = serializers.IntegerField(required=False, min_value=0, max_value=10000, default=1000)
     seed = serializers.IntegerField(required=False, default=20241025)
 
 
 class ExportInputSerializer(ScopeInputSerializer):
     fmt = serializers.ChoiceField(choices=ExportFormat.CHOICES, default=ExportFormat.CSV)
-    judge = serializers.ListField(child=serializers.CharField(), required=False)
+    labels = serializers.ListField(child=LabelSetField(), required=False)
 
 
 class ImportInputSerializer(serializers.Serializer[dict[str, Any]]):
@@ -70,8 +82,8 @@ def _scope(data: dict[str, Any], *, default_depth: int | None = None) -> Scope:
 
 def _query(request: Request, serializer_class: type[serializers.Serializer[dict[str, Any]]]) -> dict[str, Any]:
     params: dict[str, Any] = request.query_params.dict()
-    if "judge" in request.query_params and issubclass(serializer_class, ExportInputSerializer):
-        params["judge"] = request.query_params.getlist("judge")
+    if "labels" in request.query_params and issubclass(serializer_class, ExportInputSerializer):
+        params["labels"] = request.query_params.getlist("labels")
     serializer = serializer_class(data=params)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
@@ -86,17 +98,13 @@ class ScoresApi(APIView):
 
     @extend_schema(parameters=[ScoresInputSerializer], responses={200: dict})
     def get(self, request: Request) -> Response | HttpResponse:
-        """Every run's weighted precision and recall for one judge, with 95% bootstrap intervals."""
+        """Every run's weighted precision and recall for one label set, with 95% topic-bootstrap intervals."""
         data = _query(request, ScoresInputSerializer)
         try:
             report = scores_report(
-                judge=data["judge"],
-                scope=_scope(data),
-                condition=data.get("condition") or None,
-                resamples=data["resamples"],
-                seed=data["seed"],
+                label_set=data["labels"], scope=_scope(data), resamples=data["resamples"], seed=data["seed"]
             )
-        except (UnknownJudge, ValueError) as exc:
+        except ValueError as exc:
             return _bad_request(exc)
         if data["fmt"] == "csv":
             buffer = io.StringIO()
@@ -110,7 +118,7 @@ class StatsApi(APIView):
 
     @extend_schema(parameters=[ScopeInputSerializer], responses={200: dict})
     def get(self, request: Request) -> Response:
-        """Per judge and condition: topics, judged citations, FS / PS / NS (the paper's Table 3)."""
+        """Per label set: topics, labelled citations, not judged, ties, FS / PS / NS (the paper's Table 3)."""
         data = _query(request, ScopeInputSerializer)
         try:
             return Response({"rows": support_stats(_scope(data))})
@@ -123,19 +131,15 @@ class AgreementApi(APIView):
 
     @extend_schema(parameters=[AgreementInputSerializer], responses={200: dict})
     def get(self, request: Request) -> Response:
-        """Confusion matrix, agreement, Cohen's κ, Kendall τ with intervals, and self-consistency."""
+        """Agreement of two label sets over the citations both labelled, in the unit it names: confusion
+        matrix, exact agreement, Cohen's kappa with its interval, Krippendorff's alpha, per-label precision and
+        recall, a per-distinct-pair view, Kendall τ of run scores with its interval, self-consistency."""
         data = _query(request, AgreementInputSerializer)
         try:
             report = agreement_report(
-                a=data["a"],
-                b=data["b"],
-                scope=_scope(data),
-                condition_a=data.get("condition_a") or None,
-                condition_b=data.get("condition_b") or None,
-                resamples=data["resamples"],
-                seed=data["seed"],
+                a=data["a"], b=data["b"], scope=_scope(data), resamples=data["resamples"], seed=data["seed"]
             )
-        except (UnknownJudge, ValueError) as exc:
+        except ValueError as exc:
             return _bad_request(exc)
         return Response(report)
 
@@ -146,12 +150,14 @@ class JudgmentsExportApi(APIView):
     @extend_schema(
         parameters=[
             ExportInputSerializer,
-            OpenApiParameter("judge", str, many=True, description="judges to export (repeatable; default all)"),
+            OpenApiParameter(
+                "labels", str, many=True, description="label sets to export (repeatable; default every one-judge set)"
+            ),
         ],
         responses={(200, "text/csv"): str, (200, "application/x-ndjson"): str},
     )
     def get(self, request: Request) -> HttpResponse | Response:
-        """The judgments exchange file (csv, jsonl) or NIST-style JSONL (one judge); every citation by default."""
+        """The exchange file (csv, jsonl) or NIST-style JSONL (one label set); every citation by default."""
         data = _query(request, ExportInputSerializer)
         buffer = io.StringIO()
         try:
@@ -159,9 +165,9 @@ class JudgmentsExportApi(APIView):
                 buffer,
                 fmt=data["fmt"],
                 scope=_scope(data, default_depth=EVERY_CITATION),
-                judges=data.get("judge") or None,
+                label_sets=data.get("labels") or None,
             )
-        except (UnknownJudge, ValueError) as exc:
+        except ValueError as exc:
             return _bad_request(exc)
         content_type = "text/csv" if data["fmt"] == ExportFormat.CSV else "application/x-ndjson"
         return HttpResponse(buffer.getvalue(), content_type=f"{content_type}; charset=utf-8")

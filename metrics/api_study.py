@@ -16,14 +16,15 @@ from rest_framework.views import APIView
 
 from judging import study as study_services
 from judging import study_selectors
+from judging.labels import SPEC_HELP
 from judging.models import Campaign, Judge, JudgeKind, Study
 from metrics import study as report
 
 
 class StudyInputSerializer(serializers.Serializer[dict[str, Any]]):
     campaign = serializers.SlugRelatedField(slug_field="name", queryset=Campaign.objects.all())
-    a = serializers.CharField(help_text="a judge name, or `human` for every human judge")
-    b = serializers.CharField(help_text="a judge name, usually the LLM judge")
+    a = serializers.CharField(help_text=f"the first label set, usually human: {SPEC_HELP}")
+    b = serializers.CharField(help_text="the second label set, usually the LLM judge's")
     per_topic = serializers.IntegerField(min_value=1, max_value=1000, default=study_services.DEFAULT_PER_TOPIC)
     seed = serializers.IntegerField(default=0)
 

@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from judging.labels import LabelSet, LabelSetKind, label_sets_available
 from metrics.reports import SCORE_COLUMNS, ScoresReport
 from metrics.selectors import EXCHANGE_COLUMNS, Scope, exchange_rows, nist_rows
 
@@ -27,27 +28,30 @@ def _cell(value: Any) -> Any:
     return "" if value is None else value
 
 
-def judgments_export(out: Writable, *, fmt: str, scope: Scope, judges: Iterable[str] | None = None) -> int:
-    """Write the judgments in one of the formats; returns the number of rows (NIST: answers) written.
-    NIST-style output needs exactly one judge (or `human`)."""
-    judge_list = list(judges or [])
+def judgments_export(out: Writable, *, fmt: str, scope: Scope, label_sets: Iterable[LabelSet] | None = None) -> int:
+    """Write the labels of the given sets in one of the formats; returns the number of rows (NIST: answers)
+    written. Each row names its label set. NIST-style output holds exactly one set; the exchange file holds
+    every one-judge set when none is given."""
+    sets = list(label_sets or [])
     count = 0
     if fmt == ExportFormat.NIST:
-        if len(judge_list) != 1:
-            raise ValueError("the NIST format holds one judge's labels: name exactly one judge")
-        for row in nist_rows(scope=scope, judge=judge_list[0]):
+        if len(sets) != 1:
+            raise ValueError("the NIST format holds one label set's labels: name exactly one")
+        for row in nist_rows(scope=scope, label_set=sets[0]):
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             count += 1
         return count
+    if not sets:
+        sets = [s for s in label_sets_available() if s.kind == LabelSetKind.JUDGE]
     if fmt == ExportFormat.CSV:
         writer = csv.DictWriter(out, fieldnames=list(EXCHANGE_COLUMNS), lineterminator="\n")
         writer.writeheader()
-        for row in exchange_rows(scope=scope, judges=judge_list or None):
+        for row in exchange_rows(scope=scope, label_sets=sets):
             writer.writerow({k: _cell(v) for k, v in row.items()})
             count += 1
         return count
     if fmt == ExportFormat.JSONL:
-        for row in exchange_rows(scope=scope, judges=judge_list or None):
+        for row in exchange_rows(scope=scope, label_sets=sets):
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             count += 1
         return count

@@ -6,37 +6,52 @@ from django import forms
 
 from assess.forms import MultipleFileField
 from judging.imports import JudgmentFormat, JudgmentImportOptions
+from judging.labels import LabelSetError, label_set_get, label_sets_available
 from judging.models import Campaign, Condition, JudgeKind
-from metrics.selectors import HUMAN, judge_names
-
-CONDITION_CHOICES = [("", "any condition"), *Condition.choices]
 
 
-def _judge_choices() -> list[tuple[str, str]]:
-    names = judge_names()
-    choices = [(HUMAN, "human (every human judge)")] if any(k == JudgeKind.HUMAN for _, k in names) else []
-    return choices + [(name, f"{name} ({kind})") for name, kind in names]
+def label_set_choices() -> list[tuple[str, str]]:
+    """Every label set that has labels, by its spec, titled."""
+    return [(s.spec, s.title) for s in label_sets_available()]
 
 
 class MetricsFilterForm(forms.Form):
-    """What the dashboard shows: a campaign (or everything loaded), two judges, their conditions, a depth."""
+    """What the dashboard shows: a campaign (or everything loaded), two label sets, a depth."""
 
     campaign = forms.ChoiceField(required=False)
-    a = forms.ChoiceField(required=False, label="Judge A")
-    condition_a = forms.ChoiceField(choices=CONDITION_CHOICES, required=False, label="Condition A")
-    b = forms.ChoiceField(required=False, label="Judge B")
-    condition_b = forms.ChoiceField(choices=CONDITION_CHOICES, required=False, label="Condition B")
+    a = forms.CharField(required=False, label="Labels A", max_length=300)
+    b = forms.CharField(required=False, label="Labels B", max_length=300)
     depth = forms.IntegerField(
-        min_value=0, required=False, help_text="Citations per sentence; 0 = all; empty = the campaign's (or 1)."
+        min_value=0,
+        max_value=1000,
+        required=False,
+        help_text="Citations per sentence; 0 = all; empty = the campaign's (or 1: first citations, the paper's unit).",
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         campaigns = list(Campaign.objects.order_by("name").values_list("name", flat=True))
         self.fields["campaign"].choices = [("", "all loaded"), *((c, c) for c in campaigns)]  # type: ignore[attr-defined]
-        judges = _judge_choices()
-        self.fields["a"].choices = judges  # type: ignore[attr-defined]
-        self.fields["b"].choices = judges  # type: ignore[attr-defined]
+        sets = [("", "default"), *label_set_choices()]
+        for name in ("a", "b"):
+            chosen = self.data.get(name) if self.is_bound else None
+            known = sets if not chosen or any(spec == chosen for spec, _ in sets) else [*sets, (chosen, chosen)]
+            self.fields[name].widget = forms.Select(choices=known)
+
+    def _label_set(self, name: str) -> str:
+        spec = (self.cleaned_data.get(name) or "").strip()
+        if not spec:
+            return ""
+        try:
+            return label_set_get(spec).spec
+        except LabelSetError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+
+    def clean_a(self) -> str:
+        return self._label_set("a")
+
+    def clean_b(self) -> str:
+        return self._label_set("b")
 
 
 class JudgmentUploadForm(forms.Form):

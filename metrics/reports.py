@@ -1,4 +1,4 @@
-"""The reports the commands, pages and API show: scores per judge, agreement between two judges.
+"""The reports the commands, pages and API show: scores per label set, agreement between two label sets.
 
 Each report joins the selectors' plain data with the pure metric functions, and is cached until the next
 judgment (see `selectors.cached`).
@@ -11,18 +11,17 @@ from typing import Any
 
 import numpy as np
 
+from judging.labels import CitationLabels, LabelSet, label_set_describe
 from metrics import agreement as agreement_fns
 from metrics import bootstrap
 from metrics.scores import AnswerScore, AnswerSupport, TopicMatrix, run_scores
 from metrics.selectors import (
-    JudgeSelection,
-    Labels,
     Material,
     Scope,
     answer_support,
     cached,
-    citation_labels,
-    judge_select,
+    citation_topics,
+    labels_get,
     material_get,
 )
 
@@ -57,29 +56,54 @@ class ScoreRow:
         return asdict(self)
 
 
+def depth_unit(depth: int | None) -> str:
+    """The unit a citation-level figure counts, in words."""
+    if depth is None:
+        return "every citation"
+    return "first citations" if depth == 1 else f"first {depth} citations of each sentence"
+
+
+def interval_note(n_topics: int, resamples: int) -> str:
+    """Why a report has no intervals, or how they were made."""
+    if resamples <= 0:
+        return "no intervals asked for"
+    if n_topics < bootstrap.MIN_TOPICS:
+        return f"no intervals: {n_topics} topics, fewer than the {bootstrap.MIN_TOPICS} an interval needs"
+    return f"95% intervals: runs by {bootstrap.RUN_INTERVAL_METHOD}, τ by {bootstrap.TAU_INTERVAL_METHOD}"
+
+
 @dataclass(frozen=True)
 class ScoresReport:
-    judge: str
-    condition: str
+    label_set: dict[str, Any]
     depth: int | None
     topics: list[str]
     rows: list[ScoreRow]
     resamples: int
     seed: int
 
+    @property
+    def judge(self) -> str:
+        return str(self.label_set["spec"])
+
     def as_dict(self) -> dict[str, Any]:
         return {
-            "judge": self.judge,
-            "condition": self.condition,
+            "label_set": self.label_set,
             "depth": self.depth,
+            "unit": depth_unit(self.depth),
             "topics": self.topics,
-            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": 0.95},
+            "intervals": {
+                "resamples": self.resamples,
+                "seed": self.seed,
+                "level": 0.95,
+                "method": bootstrap.RUN_INTERVAL_METHOD,
+                "note": interval_note(len(self.topics), self.resamples),
+            },
             "runs": [r.as_dict() for r in self.rows],
         }
 
 
-def _support(judge: JudgeSelection, material: Material, condition: str | None) -> tuple[Labels, AnswerSupport]:
-    labels = citation_labels(judge, material, condition=condition)
+def _support(label_set: LabelSet, material: Material) -> tuple[CitationLabels, AnswerSupport]:
+    labels = labels_get(label_set, material)
     return labels, answer_support(material, labels)
 
 
@@ -107,10 +131,10 @@ def _matrix(support: AnswerSupport, material: Material, topics: list[str]) -> To
     return TopicMatrix(list(material.run_names), list(topics), precision, recall, sentences)
 
 
-def answer_scores(*, judge: str, scope: Scope, condition: str | None = None) -> list[AnswerScore]:
-    """Per (topic, run) precision and recall for one judge."""
+def answer_scores(*, label_set: LabelSet, scope: Scope) -> list[AnswerScore]:
+    """Per (topic, run) precision and recall for one label set."""
     material = material_get(scope)
-    _, support = _support(judge_select(judge), material, condition)
+    _, support = _support(label_set, material)
     return [
         AnswerScore(
             topic_id=material.answers[answer_id][0],
@@ -126,25 +150,23 @@ def answer_scores(*, judge: str, scope: Scope, condition: str | None = None) -> 
 
 def scores_report(
     *,
-    judge: str,
+    label_set: LabelSet,
     scope: Scope,
-    condition: str | None = None,
     resamples: int = bootstrap.DEFAULT_RESAMPLES,
     seed: int = bootstrap.DEFAULT_SEED,
 ) -> ScoresReport:
-    """Every run's weighted precision and recall for one judge, over the topics it judged, with 95%
-    bootstrap intervals (resampling those topics); sorted by weighted precision."""
-    key = f"scores:{scope.key}:{judge}:{condition or ''}:{resamples}:{seed}"
-    return cached(key, lambda: _scores_report(judge, scope, condition, resamples, seed))  # type: ignore[no-any-return]
+    """Every run's weighted precision and recall for one label set, over the topics it judged, with 95%
+    topic-bootstrap intervals (none with fewer than 5 topics); sorted by weighted precision."""
+    key = f"scores:{scope.key}:{label_set.key}:{resamples}:{seed}"
+    return cached(key, lambda: _scores_report(label_set, scope, resamples, seed))  # type: ignore[no-any-return]
 
 
-def _scores_report(judge: str, scope: Scope, condition: str | None, resamples: int, seed: int) -> ScoresReport:
-    selection = judge_select(judge)
+def _scores_report(label_set: LabelSet, scope: Scope, resamples: int, seed: int) -> ScoresReport:
     material = material_get(scope)
-    _, support = _support(selection, material, condition)
+    _, support = _support(label_set, material)
     topics = _judged_topics(material, support)
     matrix = _matrix(support, material, topics)
-    runs = run_scores(matrix, judge=selection.name, run_info=material.runs)
+    runs = run_scores(matrix, judge=label_set.spec, run_info=material.runs)
     index = {r: i for i, r in enumerate(matrix.runs)}
     p_ci = r_ci = [bootstrap.Interval(None, None)] * len(matrix.runs)
     if resamples > 0:
@@ -160,49 +182,36 @@ def _scores_report(judge: str, scope: Scope, condition: str | None, resamples: i
         )
         for r in runs
     ]
-    return ScoresReport(selection.name, condition or "", scope.depth, topics, rows, resamples, seed)
+    return ScoresReport(label_set_describe(label_set), scope.depth, topics, rows, resamples, seed)
 
 
 def agreement_report(
     *,
-    a: str,
-    b: str,
+    a: LabelSet,
+    b: LabelSet,
     scope: Scope,
-    condition_a: str | None = None,
-    condition_b: str | None = None,
     resamples: int = bootstrap.DEFAULT_RESAMPLES,
     seed: int = bootstrap.DEFAULT_SEED,
 ) -> dict[str, Any]:
-    key = f"agreement:{scope.key}:{a}:{condition_a or ''}:{b}:{condition_b or ''}:{resamples}:{seed}"
-    return cached(  # type: ignore[no-any-return]
-        key, lambda: _agreement_report(a, b, scope, condition_a, condition_b, resamples, seed)
-    )
+    key = f"agreement:{scope.key}:{a.key}:{b.key}:{resamples}:{seed}"
+    return cached(key, lambda: _agreement_report(a, b, scope, resamples, seed))  # type: ignore[no-any-return]
 
 
-def _agreement_report(
-    a: str,
-    b: str,
-    scope: Scope,
-    condition_a: str | None,
-    condition_b: str | None,
-    resamples: int,
-    seed: int,
-) -> dict[str, Any]:
-    judge_a, judge_b = judge_select(a), judge_select(b)
+def _agreement_report(a: LabelSet, b: LabelSet, scope: Scope, resamples: int, seed: int) -> dict[str, Any]:
     material = material_get(scope)
-    labels_a, support_a = _support(judge_a, material, condition_a)
-    labels_b, support_b = _support(judge_b, material, condition_b)
-    both = (labels_a.codes >= 0) & (labels_b.codes >= 0)
-    labels = agreement_fns.label_agreement(labels_a.codes[both], labels_b.codes[both])
+    labels_a, support_a = _support(a, material)
+    labels_b, support_b = _support(b, material)
+    both = labels_a.labelled & labels_b.labelled
+    labels = agreement_fns.label_agreement(labels_a.codes[both], labels_b.codes[both], seed=seed)
     topic_names = material.topic_names
-    answer_topic = material.answer_columns[1]
-    citation_topic = answer_topic[material.citation_answer_position] if len(answer_topic) else np.zeros(0, dtype=int)
+    citation_topic = citation_topics(material)
     both_per_topic = np.bincount(citation_topic[both], minlength=len(topic_names))
     differ = both & (labels_a.codes != labels_b.codes)
     differ_per_topic = np.bincount(citation_topic[differ], minlength=len(topic_names))
     per_topic = {
         t: [int(both_per_topic[i]), int(differ_per_topic[i])] for i, t in enumerate(topic_names) if both_per_topic[i]
     }
+    unit = depth_unit(scope.depth)
 
     # τ compares the two judges on the same footing: the topics both judged.
     topics = sorted(set(_judged_topics(material, support_a)) & set(_judged_topics(material, support_b)))
@@ -248,23 +257,55 @@ def _agreement_report(
             interval = bootstrap.tau_interval(ma, mb, resamples=resamples, seed=seed)
             tau_ci[metric] = [interval.low, interval.high]
     return {
-        "a": judge_a.name,
-        "b": judge_b.name,
-        "condition_a": condition_a or "",
-        "condition_b": condition_b or "",
+        "a": a.spec,
+        "b": b.spec,
+        "label_set_a": label_set_describe(a),
+        "label_set_b": label_set_describe(b),
         "depth": scope.depth,
+        "unit": unit,
+        "n_label": f"{unit} both labelled: {labels.n:,}",
         "labels": labels.as_dict(),
+        "pairs": _pair_view(labels_a, labels_b, both),
         "tau": tau,
         "tau_ci": tau_ci,
-        "bootstrap": {"resamples": resamples, "seed": seed, "level": 0.95},
+        "intervals": {
+            "resamples": resamples,
+            "seed": seed,
+            "level": 0.95,
+            "method": bootstrap.TAU_INTERVAL_METHOD,
+            "note": interval_note(n, resamples),
+        },
         "topics": topics,
         "runs": run_points,
         "topic_means": topic_points,
         "per_topic": {t: {"both": n, "disagree": d} for t, (n, d) in sorted(per_topic.items())},
         "self_consistency": {
-            judge_a.name: _self_consistency(labels_a).as_dict(),
-            judge_b.name: _self_consistency(labels_b).as_dict(),
+            a.spec: _self_consistency(labels_a).as_dict(),
+            b.spec: _self_consistency(labels_b).as_dict(),
         },
+    }
+
+
+def _pair_view(labels_a: CitationLabels, labels_b: CitationLabels, both: np.ndarray) -> dict[str, Any]:
+    """Agreement per distinct pair: a pair counts once, where each set gives all its citations in scope one
+    label; pairs a set labels differently on different citations are counted and left out."""
+    pairs = labels_a.pair_ids[both]
+    stored = pairs > 0
+    if not stored.any():
+        return {"n": 0, "inconsistent": 0, "labels": agreement_fns.label_agreement([], []).as_dict()}
+    order = np.argsort(pairs[stored], kind="stable")
+    p = pairs[stored][order]
+    ca, cb = labels_a.codes[both][stored][order], labels_b.codes[both][stored][order]
+    starts = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
+    consistent = (np.minimum.reduceat(ca, starts) == np.maximum.reduceat(ca, starts)) & (
+        np.minimum.reduceat(cb, starts) == np.maximum.reduceat(cb, starts)
+    )
+    result = agreement_fns.label_agreement(ca[starts][consistent], cb[starts][consistent])
+    return {
+        "n": int(consistent.sum()),
+        "inconsistent": int((~consistent).sum()),
+        "unit": "distinct pairs both labelled, one label each",
+        "labels": result.as_dict(),
     }
 
 
@@ -278,7 +319,7 @@ def _answered(material: Material, runs: list[str], topics: list[str]) -> np.ndar
     return answered
 
 
-def _self_consistency(labels: Labels) -> agreement_fns.SelfConsistency:
-    """How often the judge's labels of one pair differ between the citations (runs) in scope it labelled."""
-    direct = labels.direct
-    return agreement_fns.self_consistency_arrays(labels.pair_ids[direct], labels.codes[direct])
+def _self_consistency(labels: CitationLabels) -> agreement_fns.SelfConsistency:
+    """How often the set's own labels of one pair differ between the citations (runs) in scope it labelled."""
+    own = labels.direct & labels.labelled & (labels.pair_ids > 0)
+    return agreement_fns.self_consistency_arrays(labels.pair_ids[own], labels.codes[own])

@@ -1,8 +1,8 @@
 """Reads that build the metrics' plain data from the database, in a few queries whatever the scale.
 
-A citation's label for a judge (or for all human judges together) is the newest judgment of that judge on
-that very citation, else the newest on its pair (DESIGN §2). The results that cost the most are cached
-under a key that includes the newest judgment's id, so a new judgment makes a new key.
+Every figure is computed from a label set (`judging.labels`: which labels, and the rule that gives each
+citation its label, live there alone). The results that cost the most are cached under a key that includes
+the newest judgment's id, so a new judgment makes a new key.
 """
 
 from __future__ import annotations
@@ -17,22 +17,25 @@ from typing import Any
 import numpy as np
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Case, Count, Exists, IntegerField, Max, OuterRef, Q, Value, When
+from django.db.models import Count, Max, Value
 from django.db.models.functions import Coalesce
 
 from assess.models import Answer, Citation, Passage, Run, Sentence
-from judging.models import Campaign, CampaignPair, Condition, Judge, JudgeKind, Judgment, Pair
-from judging.services import normalize_sentence_text, text_hash
+from judging.labels import (
+    LABEL_CODE,
+    NO_LABEL,
+    CitationLabels,
+    LabelSet,
+    citation_labels,
+    label_sets_available,
+    labels_as_dict,
+)
+from judging.models import NOT_JUDGED, Campaign, Judge, Judgment, JudgmentOrigin
 from metrics.scores import LABELS, AnswerSupport, support_arrays
 
-HUMAN = "human"  # the judge name that means every human judge together
 CACHE_SECONDS = 3600
 CHUNK = 5000
 EVERY_CITATION = 0  # as a depth: every citation of each sentence
-
-
-class UnknownJudge(ValueError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -87,24 +90,6 @@ def scope_for(
         run_ids=frozenset(c.runs.values_list("run_id", flat=True)),
         depth=depth if depth is not None else c.depth,
     )
-
-
-@dataclass(frozen=True)
-class JudgeSelection:
-    name: str
-    ids: tuple[int, ...]
-    kind: str
-
-
-def judge_select(name: str) -> JudgeSelection:
-    """A judge by name, or `human`: every human judge together."""
-    if name == HUMAN and not Judge.objects.filter(name=HUMAN).exists():
-        ids = tuple(Judge.objects.filter(kind=JudgeKind.HUMAN).order_by("pk").values_list("pk", flat=True))
-        return JudgeSelection(HUMAN, ids, JudgeKind.HUMAN)
-    judge = Judge.objects.filter(name=name).first()
-    if judge is None:
-        raise UnknownJudge(f"no judge named {name!r}")
-    return JudgeSelection(judge.name, (judge.pk,), judge.kind)
 
 
 def judge_names() -> list[tuple[str, str]]:
@@ -184,6 +169,7 @@ class Material:
     citation_slot: np.ndarray
     citation_passage: np.ndarray  # passage pk
     citation_sentence: np.ndarray  # sentence pk
+    citation_pair: np.ndarray  # the citation's stored pair (0: none stored)
     runs: dict[str, tuple[str, str]]  # run_id -> (group, task), every run in scope
     topics: list[str]  # every topic in scope that has an answer
     key: str = ""  # the scope and data version it was read at
@@ -301,13 +287,15 @@ def _material(scope: Scope) -> Material:
     citations_qs = Citation.objects.filter(sentence__answer__in=_answers_in(scope))
     if scope.depth is not None:
         citations_qs = citations_qs.filter(slot__lt=scope.depth)
-    citation_id, answer, sentence_index, slot, passage, sentence = _int_columns(
+    citation_id, answer, sentence_index, slot, passage, sentence, pair = _int_columns(
         _rows(
-            citations_qs.order_by("sentence__answer_id", "sentence__index", "slot").values_list(
-                "pk", "sentence__answer_id", "sentence__index", "slot", "passage_id", "sentence_id"
+            citations_qs.order_by("sentence__answer_id", "sentence__index", "slot")
+            .annotate(pair_or_zero=Coalesce("stored_pair__pair_id", Value(0)))
+            .values_list(
+                "pk", "sentence__answer_id", "sentence__index", "slot", "passage_id", "sentence_id", "pair_or_zero"
             )
         ),
-        6,
+        7,
     )
     runs_qs = Run.objects.all() if scope.run_ids is None else Run.objects.filter(run_id__in=scope.run_ids)
     if scope.run_ids is None:
@@ -322,6 +310,7 @@ def _material(scope: Scope) -> Material:
         citation_slot=slot,
         citation_passage=passage,
         citation_sentence=sentence,
+        citation_pair=pair,
         runs=runs,
         topics=topics,
         key=f"{material_version()}:{scope.key}",
@@ -330,194 +319,64 @@ def _material(scope: Scope) -> Material:
 
 # --- labels ---------------------------------------------------------------------------------------
 
-LABEL_CODE = {label: code for code, label in enumerate(LABELS)}  # NS 0, PS 1, FS 2
-CONDITIONS: tuple[str, ...] = ("", *Condition.values)
+INCREMENTAL_LIMIT = 2_000  # more new judgments than this: read the set's labels afresh
 
 
-@dataclass
-class Labels:
-    """One judge's label of each citation of a material: arrays aligned with the material's citations."""
+def labels_get(label_set: LabelSet, material: Material) -> CitationLabels:
+    """The set's label of each citation in the material (`judging.labels.citation_labels`).
 
-    codes: np.ndarray  # -1: no label; else an index into LABELS
-    judgment_ids: np.ndarray  # the judgment that gave the label (0: none)
-    pair_ids: np.ndarray  # that judgment's pair (0: none)
-    direct: np.ndarray  # the judgment was made on this very citation
-    conditions: np.ndarray  # that judgment's condition, an index into CONDITIONS
-    # The judge's newest judgment on each pair it judged with no citation (pre-labels), for Table 3:
-    pair_only_ids: np.ndarray
-    pair_only_codes: np.ndarray
-    pair_only_conditions: np.ndarray
-
-    def as_dict(self, material: Material) -> dict[int, tuple[str, int]]:
-        """citation id -> (label, judgment id), for the paths that handle few citations."""
-        labelled = np.nonzero(self.codes >= 0)[0]
-        return {int(material.citation_id[i]): (LABELS[int(self.codes[i])], int(self.judgment_ids[i])) for i in labelled}
-
-
-INCREMENTAL_LIMIT = 2_000  # more new judgments than this: read the judge's labels afresh
-
-
-def citation_labels(judge: JudgeSelection, material: Material, *, condition: str | None = None) -> Labels:
-    """The judge's label of each citation in the material (newest on the citation, else newest on its pair).
-
-    Kept per judge (in process and in the shared cache) with the id of the judge's newest judgment; when
-    that judge has new judgments, only those are read and applied to the kept labels."""
-    judgments = _judgments_of(judge, condition)
-    version = judgments.aggregate(m=Max("pk"))["m"] or 0
-    key = f"metrics:labels:{material.key}:{','.join(map(str, judge.ids))}:{condition or ''}"
+    Kept (in process and in the shared cache) with the set's version; a one-judge set with a few new
+    judgments has only those applied (each is newer than every label kept, so it wins where it applies)."""
+    version = label_set.version()
+    key = f"metrics:labels:{material.key}:{label_set.key}"
     kept = _MEMO.get(key) or cache.get(key)
     if kept is not None and kept[0] == version:
         _remember(key, kept)
         return kept[1]  # type: ignore[no-any-return]
     labels = None
-    if kept is not None and kept[0] < version:
-        labels = _labels_update(kept[1], material, judgments.filter(pk__gt=kept[0]))
+    if kept is not None and kept[0] < version and not label_set.several:
+        labels = _labels_update(kept[1], material, label_set.judgments().filter(pk__gt=kept[0]))
     if labels is None:
-        labels = _citation_labels(judge, material, condition)
+        labels = citation_labels(label_set, citation_ids=material.citation_id, citation_pairs=material.citation_pair)
     _remember(key, (version, labels))
     cache.set(key, (version, labels), CACHE_SECONDS)
     return labels
 
 
-def _judgments_of(judge: JudgeSelection, condition: str | None) -> Any:
-    qs = Judgment.objects.filter(judge_id__in=judge.ids)
-    return qs.filter(condition=condition) if condition else qs
-
-
-def _label_columns(qs: Any) -> list[np.ndarray]:
-    """(pk, citation or 0, pair, label code, condition code) of the judgments, oldest first."""
-    label_code = Case(*(When(label=k, then=Value(v)) for k, v in LABEL_CODE.items()), output_field=IntegerField())
-    condition_code = Case(
-        *(When(Q(condition=k), then=Value(v)) for v, k in enumerate(CONDITIONS)),
-        default=Value(0),
-        output_field=IntegerField(),
-    )
-    return _int_columns(
-        _rows(
-            qs.order_by("pk")
-            .annotate(
-                code=label_code, condition_code=condition_code, citation_or_zero=Coalesce("citation_id", Value(0))
-            )
-            .values_list("pk", "citation_or_zero", "pair_id", "code", "condition_code")
-        ),
-        5,
-    )
-
-
-def _labels_update(labels: Labels, material: Material, new: Any) -> Labels | None:
-    """Apply a judge's judgments newer than the kept labels, oldest first; None when there are too many."""
+def _labels_update(labels: CitationLabels, material: Material, new: Any) -> CitationLabels | None:
+    """Apply a one-judge set's judgments newer than the kept labels, oldest first; None when too many.
+    A newer judgment on a citation replaces its label; one on a pair only that of the pair's citations that
+    have no judgment of their own."""
     if new.count() > INCREMENTAL_LIMIT:
         return None
-    codes, judgment_ids, pair_ids = labels.codes.copy(), labels.judgment_ids.copy(), labels.pair_ids.copy()
-    direct, conditions = labels.direct.copy(), labels.conditions.copy()
-    only_ids, only_codes, only_conditions = (
-        list(labels.pair_only_ids.tolist()),
-        list(labels.pair_only_codes.tolist()),
-        list(labels.pair_only_conditions.tolist()),
+    updated = replace(
+        labels,
+        codes=labels.codes.copy(),
+        judgment_ids=labels.judgment_ids.copy(),
+        direct=labels.direct.copy(),
+        not_judged=labels.not_judged.copy(),
     )
-    rows = list(zip(*(c.tolist() for c in _label_columns(new)), strict=True))
-    # Citations with no label yet that hold one of the newly judged pairs.
-    missing = np.nonzero(codes < 0)[0]
-    fresh: dict[int, list[int]] = {}
-    if len(missing):
-        for position, pair in _pairs_of(material, missing, {row[2]: 0 for row in rows}).items():
-            fresh.setdefault(pair, []).append(position)
-    for pk, citation, pair, label, cond in rows:
-        # The pair's newest judgment labels every citation that is labelled through that pair.
-        through_pair = np.nonzero(~direct & (pair_ids == pair))[0].tolist()
-        through_pair += [p for p in fresh.get(pair, []) if not direct[p]]
-        for p in through_pair:
-            codes[p], judgment_ids[p], pair_ids[p], conditions[p] = label, pk, pair, cond
+    for pk, citation, pair, label, platform in new.order_by("pk").values_list(
+        "pk", "citation_id", "pair_id", "label", "origin"
+    ):
+        hit = np.zeros(len(material.citation_id), dtype=bool)
+        if platform == JudgmentOrigin.PLATFORM:
+            hit |= (material.citation_pair == pair) & ~updated.direct
+        on_citation = np.zeros_like(hit)
         if citation:
             position = int(material.positions_of(np.array([citation]))[0])
             if position >= 0:
-                codes[position], judgment_ids[position], pair_ids[position] = label, pk, pair
-                conditions[position], direct[position] = cond, True
-        elif pair in only_ids:
-            i = only_ids.index(pair)
-            only_codes[i], only_conditions[i] = label, cond
-        else:
-            only_ids.append(pair)
-            only_codes.append(label)
-            only_conditions.append(cond)
-    return Labels(
-        codes,
-        judgment_ids,
-        pair_ids,
-        direct,
-        conditions,
-        np.array(only_ids, dtype=np.int64),
-        np.array(only_codes, dtype=np.int64),
-        np.array(only_conditions, dtype=np.int64),
-    )
+                on_citation[position] = True
+        hit |= on_citation
+        code = LABEL_CODE.get(label, NO_LABEL)
+        updated.codes[hit] = code
+        updated.not_judged[hit] = label == NOT_JUDGED
+        updated.judgment_ids[hit] = pk
+        updated.direct[hit] = on_citation[hit]
+    return updated
 
 
-def _citation_labels(judge: JudgeSelection, material: Material, condition: str | None) -> Labels:
-    n = len(material.citation_id)
-    codes = np.full(n, -1, dtype=np.int8)
-    judgment_ids = np.zeros(n, dtype=np.int64)
-    pair_ids = np.zeros(n, dtype=np.int64)
-    direct = np.zeros(n, dtype=bool)
-    conditions = np.zeros(n, dtype=np.int8)
-    pk, citation, pair, label, cond = _label_columns(_judgments_of(judge, condition))
-    # Newest first: np.unique then keeps each citation's (or pair's) newest judgment.
-    pk, citation, pair, label, cond = pk[::-1], citation[::-1], pair[::-1], label[::-1], cond[::-1]
-    on_citation = citation > 0
-    unique_citations, first = np.unique(citation[on_citation], return_index=True)
-    chosen = np.nonzero(on_citation)[0][first]
-    positions = material.positions_of(unique_citations)
-    hit = positions >= 0
-    codes[positions[hit]] = label[chosen[hit]]
-    judgment_ids[positions[hit]] = pk[chosen[hit]]
-    pair_ids[positions[hit]] = pair[chosen[hit]]
-    conditions[positions[hit]] = cond[chosen[hit]]
-    direct[positions[hit]] = True
-    missing = np.nonzero(codes < 0)[0]
-    if len(missing) and len(pk):
-        unique_pairs, first_pair = np.unique(pair, return_index=True)
-        by_pair = {int(p): int(i) for p, i in zip(unique_pairs, first_pair, strict=True)}
-        for position, pair_id in _pairs_of(material, missing, by_pair).items():
-            i = by_pair[pair_id]
-            codes[position], judgment_ids[position], conditions[position] = label[i], pk[i], cond[i]
-            pair_ids[position] = pair_id
-    only_pairs, first_only = np.unique(pair[~on_citation], return_index=True)
-    chosen_only = np.nonzero(~on_citation)[0][first_only]
-    return Labels(codes, judgment_ids, pair_ids, direct, conditions, only_pairs, label[chosen_only], cond[chosen_only])
-
-
-def _pairs_of(material: Material, missing: np.ndarray, by_pair: dict[int, int]) -> dict[int, int]:
-    """For citations with no judgment of their own: position -> the judged pair they hold."""
-    passages = set(material.citation_passage[missing].tolist())
-    pair_of: dict[tuple[str, int], int] = {}
-    pair_ids = list(by_pair)
-    for start in range(0, len(pair_ids), CHUNK):
-        for pk, hashed, passage_id in Pair.objects.filter(
-            pk__in=pair_ids[start : start + CHUNK], passage_id__in=passages
-        ).values_list("pk", "text_hash", "passage_id"):
-            pair_of[(hashed, passage_id)] = pk
-    if not pair_of:
-        return {}
-    judged_passages = np.array(sorted({p for _, p in pair_of}), dtype=np.int64)
-    candidates = missing[np.isin(material.citation_passage[missing], judged_passages)].tolist()
-    hashes = _sentence_hashes({int(material.citation_sentence[i]) for i in candidates})
-    found: dict[int, int] = {}
-    for i in candidates:
-        pair_id = pair_of.get((hashes.get(int(material.citation_sentence[i]), ""), int(material.citation_passage[i])))
-        if pair_id is not None:
-            found[i] = pair_id
-    return found
-
-
-def _sentence_hashes(sentence_ids: set[int]) -> dict[int, str]:
-    ids = list(sentence_ids)
-    hashes: dict[int, str] = {}
-    for start in range(0, len(ids), CHUNK):
-        for pk, text in Sentence.objects.filter(pk__in=ids[start : start + CHUNK]).values_list("pk", "text"):
-            hashes[pk] = text_hash(normalize_sentence_text(text))
-    return hashes
-
-
-def answer_support(material: Material, labels: Labels) -> AnswerSupport:
+def answer_support(material: Material, labels: CitationLabels) -> AnswerSupport:
     """Per-answer precision and recall (in `material.answer_order`) from the labels."""
     sentence_of, sentence_answer = material.sentence_positions
     counts = material.answer_columns[2]
@@ -529,14 +388,19 @@ def answer_support(material: Material, labels: Labels) -> AnswerSupport:
     )
 
 
+def citation_topics(material: Material) -> np.ndarray:
+    """Each citation's topic, as an index into `material.topic_names`."""
+    answer_topic = material.answer_columns[1]
+    return answer_topic[material.citation_answer_position] if len(answer_topic) else np.zeros(0, dtype=np.int64)
+
+
 # --- Table 3: descriptive statistics -----------------------------------------------------------------
 
 
 def support_stats(scope: Scope) -> list[dict[str, Any]]:
-    """Per judge and condition (the paper's Table 3): topics; `judged`, the judge's current labels of the
-    citations in scope (plus its labels made on pairs alone, in a campaign's pool or anywhere when no
-    campaign is chosen, whose pair it did not also label on a citation in scope); the citations in scope
-    it did not label; distinct pairs; FS / PS / NS counts. Counted in the database."""
+    """Per label set (the paper's Table 3): the topics it labelled; `judged`, the citations in scope it gives a
+    label (exactly the labels its scores use); those it recorded as not judged; ties left out; the other
+    citations of its topics it did not label; distinct pairs; FS / PS / NS counts."""
     return cached(f"stats:{scope.key}", lambda: _support_stats(scope))  # type: ignore[no-any-return]
 
 
@@ -550,44 +414,36 @@ def _distinct_count(values: np.ndarray) -> int:
 
 def _support_stats(scope: Scope) -> list[dict[str, Any]]:
     material = material_get(scope)
-    answer_topic = material.answer_columns[1]
-    citation_topic = answer_topic[material.citation_answer_position] if len(answer_topic) else np.zeros(0, dtype=int)
-    pool: np.ndarray | None = None
-    if scope.campaign is not None:
-        pool = np.array(
-            sorted(CampaignPair.objects.filter(campaign__name=scope.campaign).values_list("pair_id", flat=True)),
-            dtype=np.int64,
-        )
+    topic_of = citation_topics(material)
+    campaign = Campaign.objects.filter(name=scope.campaign).first() if scope.campaign else None
     rows = []
-    judges = Judge.objects.filter(Exists(Judgment.objects.filter(judge_id=OuterRef("pk"))))
-    for judge in judges.order_by("kind", "name"):
-        labels = citation_labels(JudgeSelection(judge.name, (judge.pk,), judge.kind), material)
-        direct = labels.direct
-        only = ~np.isin(labels.pair_only_ids, labels.pair_ids[direct])
-        if pool is not None:
-            only &= np.isin(labels.pair_only_ids, pool)
-        for c, condition in enumerate(CONDITIONS):
-            on_citation = direct & (labels.conditions == c)
-            on_pair = only & (labels.pair_only_conditions == c)
-            judged = int(on_citation.sum() + on_pair.sum())
-            if not judged:
-                continue
-            counts = np.bincount(labels.codes[on_citation], minlength=3) + np.bincount(
-                labels.pair_only_codes[on_pair], minlength=3
-            )
-            pairs = _distinct_count(np.concatenate([labels.pair_ids[on_citation], labels.pair_only_ids[on_pair]]))
-            rows.append(
-                {
-                    "judge": judge.name,
-                    "kind": judge.kind,
-                    "condition": condition,
-                    "topics": _distinct_count(citation_topic[on_citation]),
-                    "judged": judged,
-                    "unlabelled": max(0, len(material.citation_id) - judged),
-                    "distinct_pairs": pairs,
-                    **{label: int(counts[code]) for code, label in enumerate(LABELS)},
-                }
-            )
+    for label_set in label_sets_available(campaign=campaign):
+        labels = labels_get(label_set, material)
+        labelled = labels.labelled
+        touched = labelled | labels.not_judged | labels.tied
+        if not touched.any():
+            continue
+        topics = np.unique(topic_of[touched])
+        in_topics = np.isin(topic_of, topics)
+        counts = np.bincount(labels.codes[labelled], minlength=3)
+        pairs = labels.pair_ids[labelled]
+        rows.append(
+            {
+                "label_set": label_set.spec,
+                "title": label_set.title,
+                "judge": label_set.name,
+                "kind": label_set.judge_kind,
+                "condition": label_set.condition,
+                "topics": len(topics),
+                "judged": int(labelled.sum()),
+                "not_judged": int(labels.not_judged.sum()),
+                "ties": int(labels.tied.sum()),
+                "unlabelled": int((in_topics & ~touched).sum()),
+                # A citation with no stored pair (imported, outside any campaign) is a pair of its own.
+                "distinct_pairs": _distinct_count(pairs[pairs > 0]) + int((pairs == 0).sum()),
+                **{label: int(counts[code]) for code, label in enumerate(LABELS)},
+            }
+        )
     return rows
 
 
@@ -607,38 +463,32 @@ class Disagreement:
     runs: tuple[str, ...]  # every run in which this same pair disagrees
 
 
-def disagreements(*, a: str, b: str, scope: Scope, topic_id: str) -> list[Disagreement]:
-    """The pairs of one topic on which the two judges' labels differ, with sentence and passage."""
+def disagreements(*, a: LabelSet, b: LabelSet, scope: Scope, topic_id: str) -> list[Disagreement]:
+    """The citations of one topic on which the two label sets differ, grouped by stored pair (a citation
+    with no stored pair is its own group), with sentence and passage."""
     topic_scope = scope.narrowed(topic_ids=[topic_id])
     material = material_get(topic_scope)
-    labels_a = citation_labels(judge_select(a), material).as_dict(material)
-    labels_b = citation_labels(judge_select(b), material).as_dict(material)
-    differ = [
-        cid
-        for cid in material.citation_ids
-        if cid in labels_a and cid in labels_b and labels_a[cid][0] != labels_b[cid][0]
-    ]
-    grouped: dict[tuple[str, int, str, str], list[Citation]] = {}
+    labels_a = labels_as_dict(labels_get(a, material), material.citation_id)
+    labels_b = labels_as_dict(labels_get(b, material), material.citation_id)
+    pair_of = dict(zip(material.citation_id.tolist(), material.citation_pair.tolist(), strict=True))
+    differ = [c for c in labels_a if c in labels_b and labels_a[c][0] != labels_b[c][0]]
+    grouped: dict[tuple[Any, str, str], list[Citation]] = {}
     for citation in (
         Citation.objects.filter(pk__in=differ)
         .select_related("sentence__answer__run", "passage")
         .order_by("sentence__answer__run__run_id", "sentence__index", "slot")
     ):
-        key = (
-            normalize_sentence_text(citation.sentence.text),
-            citation.passage_id,
-            labels_a[citation.pk][0],
-            labels_b[citation.pk][0],
-        )
+        pair = pair_of.get(citation.pk) or f"citation {citation.pk}"
+        key = (pair, labels_a[citation.pk][0], labels_b[citation.pk][0])
         grouped.setdefault(key, []).append(citation)
     result = []
-    for (text, _passage, label_a, label_b), cites in grouped.items():
+    for (_pair, label_a, label_b), cites in grouped.items():
         first = cites[0]
         result.append(
             Disagreement(
                 run_id=first.sentence.answer.run.run_id,
                 sentence_index=first.sentence.index,
-                sentence=text,
+                sentence=first.sentence.text,
                 passage_id=first.passage.passage_id,
                 passage_title=first.passage.title,
                 passage_text=first.passage.text,
@@ -663,17 +513,17 @@ EXCHANGE_COLUMNS = (
     "shown_label",
     "seconds",
     "created_at",
+    "label_set",
 )
 
 
-def exchange_rows(*, scope: Scope, judges: Iterable[str] | None = None) -> Iterator[dict[str, Any]]:
-    """The judgments exchange rows: each judge's label of each citation in scope that it labelled."""
+def exchange_rows(*, scope: Scope, label_sets: Iterable[LabelSet]) -> Iterator[dict[str, Any]]:
+    """The judgments exchange rows: each set's label of each citation in scope that it labelled, with the
+    judgment that decided it and the set it comes from."""
     material = material_get(scope)
-    names = list(judges) if judges else [name for name, _ in judge_names()]
     passage_ids = _passage_ids({c[4] for c in material.citations})
-    for name in names:
-        judge = judge_select(name)
-        labels = citation_labels(judge, material).as_dict(material)
+    for label_set in label_sets:
+        labels = labels_as_dict(labels_get(label_set, material), material.citation_id)
         details = _judgment_details({judgment_id for _, judgment_id in labels.values()})
         for citation_id, answer_id, sentence_index, slot, passage, _sentence in material.citations:
             found = labels.get(citation_id)
@@ -688,13 +538,14 @@ def exchange_rows(*, scope: Scope, judges: Iterable[str] | None = None) -> Itera
                 "sentence_index": sentence_index,
                 "citation_slot": slot,
                 "passage_id": passage_ids[passage],
-                "judge": judge_name if judge.name == HUMAN else judge.name,
+                "judge": judge_name,
                 "judge_kind": judge_kind,
                 "condition": condition,
                 "label": label,
                 "shown_label": shown,
                 "seconds": seconds,
                 "created_at": created.isoformat(),
+                "label_set": label_set.spec,
             }
 
 
@@ -720,11 +571,16 @@ def _judgment_details(pks: set[int]) -> dict[int, tuple[str, str, str, str, floa
 NIST_SUPPORT_CODE = {"FS": "2", "PS": "1", "NS": "0"}
 
 
-def nist_rows(*, scope: Scope, judge: str) -> Iterator[dict[str, Any]]:
-    """NIST-style support judgments, one object per (topic, run) the judge labelled; `citationId` indexes the
-    run's references and `support` is "2", "1", "0", or "-1" for a citation the judge did not label."""
+def nist_rows(*, scope: Scope, label_set: LabelSet) -> Iterator[dict[str, Any]]:
+    """NIST-style support judgments, one object per (topic, run) the set labelled; `citationId` indexes the
+    run's references and `support` is "2", "1", "0", or "-1" for a citation the set did not label."""
     material = material_get(scope)
-    labels = citation_labels(judge_select(judge), material).as_dict(material)
+    citation_labels_ = labels_get(label_set, material)
+    labels = labels_as_dict(citation_labels_, material.citation_id)
+    touched = {
+        int(c)
+        for c in material.citation_id[citation_labels_.labelled | citation_labels_.not_judged | citation_labels_.tied]
+    }
     passage_ids = _passage_ids({c[4] for c in material.citations})
     by_answer: dict[int, list[tuple[int, int, int, int, int, int]]] = {}
     for c in material.citations:
@@ -742,8 +598,8 @@ def nist_rows(*, scope: Scope, judge: str) -> Iterator[dict[str, Any]]:
         )
         for answer_id in batch:
             topic_id, run_id, _ = material.answers[answer_id]
-            if not any(c[0] in labels for c in by_answer.get(answer_id, [])):
-                continue  # an answer the judge did not judge at all
+            if not any(c[0] in touched for c in by_answer.get(answer_id, [])):
+                continue  # an answer the set did not judge at all
             cites: dict[int, list[dict[str, Any]]] = {}
             for citation_id, _a, sentence_index, _slot, passage, _s in by_answer.get(answer_id, []):
                 found = labels.get(citation_id)
@@ -757,6 +613,7 @@ def nist_rows(*, scope: Scope, judge: str) -> Iterator[dict[str, Any]]:
             yield {
                 "topic_id": topic_id,
                 "run_id": run_id,
+                "label_set": label_set.spec,
                 "sentences": [
                     {"sentenceId": i, "text": text, "citations": cites.get(i, [])}
                     for i, text in enumerate(texts.get(answer_id, []))

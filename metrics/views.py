@@ -16,21 +16,13 @@ from django.views.decorators.http import require_GET, require_POST
 
 from assess.views import organizer_required
 from judging.imports import judgments_import_uploads
-from judging.models import JudgeKind
+from judging.labels import LabelSet, LabelSetKind, label_set_get, label_sets_available
+from judging.models import Campaign, Condition, JudgeKind
 from metrics import plots
 from metrics.exports import ExportFormat, agreement_json, judgments_export, scores_csv
 from metrics.forms import JudgmentUploadForm, MetricsFilterForm
 from metrics.reports import ScoreRow, agreement_report, scores_report
-from metrics.selectors import (
-    EVERY_CITATION,
-    HUMAN,
-    Scope,
-    UnknownJudge,
-    disagreements,
-    judge_names,
-    scope_for,
-    support_stats,
-)
+from metrics.selectors import EVERY_CITATION, Scope, disagreements, scope_for, support_stats
 
 SORTABLE = {
     "run_id": lambda r: r["run_id"],
@@ -46,52 +38,71 @@ SORTABLE = {
 @dataclass(frozen=True)
 class Choice:
     campaign: str
-    a: str
+    a: str  # label set specs
     b: str
-    condition_a: str
-    condition_b: str
     depth: int | None
+    default: str = ""  # why these sets, when the organizer did not choose them
 
     def scope(self) -> Scope:
         return scope_for(campaign=self.campaign or None, depth=self.depth)
+
+    def sets(self) -> tuple[LabelSet, LabelSet]:
+        return label_set_get(self.a), label_set_get(self.b)
 
     def query(self, **extra: Any) -> str:
         values = {
             "campaign": self.campaign,
             "a": self.a,
             "b": self.b,
-            "condition_a": self.condition_a,
-            "condition_b": self.condition_b,
             "depth": "" if self.depth is None else self.depth,
             **extra,
         }
         return urlencode({k: v for k, v in values.items() if v not in ("", None)})
 
 
-def _default_judges() -> tuple[str, str]:
-    names = judge_names()
-    humans = [n for n, kind in names if kind == JudgeKind.HUMAN]
-    llms = [n for n, kind in names if kind == JudgeKind.LLM]
-    a = HUMAN if humans else (names[0][0] if names else "")
-    b = llms[0] if llms else (names[1][0] if len(names) > 1 else a)
-    return a, b
+def _default_sets(campaign_name: str) -> tuple[str, str, str, str]:
+    """(campaign, a, b, why): a campaign's from-scratch assessors against its LLM judge, the newest campaign
+    that has both when none is chosen; else the first human and the first LLM one-judge sets."""
+    campaigns = Campaign.objects.select_related("post_edit_judge")
+    chosen = [c for c in campaigns if c.name == campaign_name] if campaign_name else list(campaigns)
+    sets = label_sets_available()
+    llm = [s.spec for s in sets if s.kind == LabelSetKind.JUDGE and s.judge_kind == JudgeKind.LLM]
+    for c in chosen:
+        human = label_set_get(f"campaign:{c.name}/{Condition.FROM_SCRATCH}")
+        judge = c.post_edit_judge
+        own = [s for s in llm if judge is not None and s.startswith(f"{judge.name}/")]
+        if human.judge_ids and (own or llm):
+            why = f"default: campaign {c.name}'s from-scratch assessors against its LLM judge"
+            return c.name, human.spec, (own or llm)[0], why
+    # Judged blind first: from scratch, then post-edit, adjudication last.
+    order = {Condition.FROM_SCRATCH: 0, Condition.POST_EDIT: 1, "": 2, Condition.ADJUDICATION: 3}
+    humans = sorted(
+        (s for s in sets if s.kind == LabelSetKind.JUDGE and s.judge_kind == JudgeKind.HUMAN),
+        key=lambda s: order.get(s.condition, 2),
+    )
+    a = humans[0].spec if humans else (sets[0].spec if sets else "")
+    b = llm[0] if llm else (sets[1].spec if len(sets) > 1 else a)
+    why = "default: a human label set judged from scratch where there is one, against the first LLM set"
+    return campaign_name, a, b, why if a else ""
+
+
+def _problem(form: MetricsFilterForm) -> str:
+    """What is wrong with the chosen scope or label sets, in words ('' when nothing)."""
+    if not form.is_bound or form.is_valid():
+        return ""
+    return "; ".join(f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items())
 
 
 def _choice(request: HttpRequest) -> tuple[Choice, MetricsFilterForm]:
-    default_a, default_b = _default_judges()
     form = MetricsFilterForm(request.GET or None)
     data = form.cleaned_data if form.is_valid() else {}
-    return (
-        Choice(
-            campaign=data.get("campaign") or "",
-            a=data.get("a") or default_a,
-            b=data.get("b") or default_b,
-            condition_a=data.get("condition_a") or "",
-            condition_b=data.get("condition_b") or "",
-            depth=data.get("depth"),
-        ),
-        form,
-    )
+
+    campaign = data.get("campaign") or ""
+    a, b, why = data.get("a") or "", data.get("b") or "", ""
+    if not a or not b:
+        campaign, default_a, default_b, why = _default_sets(campaign)
+        a, b = a or default_a, b or default_b
+    return Choice(campaign=campaign, a=a, b=b, depth=data.get("depth"), default=why), form
 
 
 def _score_rows(rows_a: list[ScoreRow], rows_b: list[ScoreRow], sort: str, descending: bool) -> list[dict[str, Any]]:
@@ -126,20 +137,17 @@ def _cells(r: ScoreRow) -> dict[str, str]:
 def dashboard(request: HttpRequest) -> HttpResponse:
     choice, form = _choice(request)
     context: dict[str, Any] = {"form": form, "choice": choice, "upload_form": JudgmentUploadForm()}
+    if _problem(form):
+        return render(request, "metrics/dashboard.html", {**context, "problem": _problem(form)}, status=400)
     if not choice.a:
         return render(request, "metrics/dashboard.html", {**context, "empty": True})
     try:
         scope = choice.scope()
-        report_a = scores_report(judge=choice.a, scope=scope, condition=choice.condition_a or None)
-        report_b = scores_report(judge=choice.b, scope=scope, condition=choice.condition_b or None)
-        agreement = agreement_report(
-            a=choice.a,
-            b=choice.b,
-            scope=scope,
-            condition_a=choice.condition_a or None,
-            condition_b=choice.condition_b or None,
-        )
-    except (UnknownJudge, ValueError) as exc:
+        set_a, set_b = choice.sets()
+        report_a = scores_report(label_set=set_a, scope=scope)
+        report_b = scores_report(label_set=set_b, scope=scope)
+        agreement = agreement_report(a=set_a, b=set_b, scope=scope)
+    except ValueError as exc:
         return render(request, "metrics/dashboard.html", {**context, "problem": str(exc)}, status=400)
     sort = request.GET.get("sort", "precision_a")
     descending = request.GET.get("dir", "desc") != "asc"
@@ -190,10 +198,13 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 @require_GET
 @organizer_required
 def topic(request: HttpRequest, topic_id: str) -> HttpResponse:
-    choice, _ = _choice(request)
+    choice, form = _choice(request)
     try:
-        rows = disagreements(a=choice.a, b=choice.b, scope=choice.scope(), topic_id=topic_id)
-    except (UnknownJudge, ValueError) as exc:
+        if _problem(form):
+            raise ValueError(_problem(form))
+        set_a, set_b = choice.sets()
+        rows = disagreements(a=set_a, b=set_b, scope=choice.scope(), topic_id=topic_id)
+    except ValueError as exc:
         return render(request, "metrics/topic.html", {"problem": str(exc), "topic_id": topic_id}, status=400)
     return render(
         request,
@@ -202,6 +213,8 @@ def topic(request: HttpRequest, topic_id: str) -> HttpResponse:
             "topic_id": topic_id,
             "rows": rows,
             "choice": choice,
+            "set_a": set_a,
+            "set_b": set_b,
             "back": reverse("metrics:dashboard") + "?" + choice.query(),
         },
     )
@@ -210,15 +223,17 @@ def topic(request: HttpRequest, topic_id: str) -> HttpResponse:
 @require_GET
 @organizer_required
 def export_judgments(request: HttpRequest, fmt: str) -> HttpResponse:
-    choice, _ = _choice(request)
-    judges = request.GET.getlist("judge")
+    choice, form = _choice(request)
     if fmt not in ExportFormat.CHOICES:
         return HttpResponse("unknown format", status=404, content_type="text/plain")
-    scope = scope_for(campaign=choice.campaign or None, depth=choice.depth or EVERY_CITATION)
+    if _problem(form):
+        return HttpResponse(_problem(form), status=400, content_type="text/plain")
     buffer = io.StringIO()
     try:
-        judgments_export(buffer, fmt=fmt, scope=scope, judges=judges or None)
-    except (UnknownJudge, ValueError) as exc:
+        scope = scope_for(campaign=choice.campaign or None, depth=choice.depth or EVERY_CITATION)
+        sets = [label_set_get(spec) for spec in request.GET.getlist("labels")] or list(choice.sets())
+        judgments_export(buffer, fmt=fmt, scope=scope, label_sets=sets)
+    except ValueError as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain")
     extension = "csv" if fmt == ExportFormat.CSV else "jsonl"
     content_type = "text/csv" if fmt == ExportFormat.CSV else "application/x-ndjson"
@@ -230,14 +245,14 @@ def export_judgments(request: HttpRequest, fmt: str) -> HttpResponse:
 @require_GET
 @organizer_required
 def export_scores(request: HttpRequest) -> HttpResponse:
-    choice, _ = _choice(request)
-    scope = choice.scope()
+    choice, form = _choice(request)
+    if _problem(form):
+        return HttpResponse(_problem(form), status=400, content_type="text/plain")
     try:
-        reports = [
-            scores_report(judge=choice.a, scope=scope, condition=choice.condition_a or None),
-            scores_report(judge=choice.b, scope=scope, condition=choice.condition_b or None),
-        ]
-    except (UnknownJudge, ValueError) as exc:
+        scope = choice.scope()
+        set_a, set_b = choice.sets()
+        reports = [scores_report(label_set=set_a, scope=scope), scores_report(label_set=set_b, scope=scope)]
+    except ValueError as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain")
     buffer = io.StringIO()
     scores_csv(buffer, reports if choice.a != choice.b else reports[:1], intervals=True)
@@ -249,16 +264,13 @@ def export_scores(request: HttpRequest) -> HttpResponse:
 @require_GET
 @organizer_required
 def export_agreement(request: HttpRequest) -> HttpResponse:
-    choice, _ = _choice(request)
+    choice, form = _choice(request)
+    if _problem(form):
+        return HttpResponse(_problem(form), status=400, content_type="text/plain")
     try:
-        report = agreement_report(
-            a=choice.a,
-            b=choice.b,
-            scope=choice.scope(),
-            condition_a=choice.condition_a or None,
-            condition_b=choice.condition_b or None,
-        )
-    except (UnknownJudge, ValueError) as exc:
+        set_a, set_b = choice.sets()
+        report = agreement_report(a=set_a, b=set_b, scope=choice.scope())
+    except ValueError as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain")
     buffer = io.StringIO()
     agreement_json(buffer, report)

@@ -15,32 +15,28 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from assess.views import organizer_required
 from judging import study as study_services
 from judging import study_selectors
-from judging.models import Campaign, Judge, JudgeKind, Study
+from judging.labels import label_sets_available
+from judging.models import Campaign, Condition, Judge, JudgeKind, Study
 from judging.selectors import assignments_with_progress
 from metrics import study as report
-
-HUMAN = study_selectors.HUMAN
-
-
-def _judge_choices() -> list[tuple[str, str]]:
-    names = list(Judge.objects.order_by("kind", "name").values_list("name", "kind"))
-    return [(HUMAN, "human (every human judge)")] + [(n, f"{n} ({k})") for n, k in names]
 
 
 class StudyForm(forms.Form):
     campaign = forms.ModelChoiceField(queryset=Campaign.objects.order_by("name"), to_field_name="name")
-    a = forms.ChoiceField(label="Judge A (human)", choices=())
-    b = forms.ChoiceField(label="Judge B (LLM)", choices=())
+    a = forms.ChoiceField(label="Labels A (human)", choices=())
+    b = forms.ChoiceField(label="Labels B (LLM)", choices=())
     per_topic = forms.IntegerField(label="Pairs per topic", min_value=1, max_value=1000, initial=15)
     seed = forms.IntegerField(initial=0)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        choices = _judge_choices()
+        sets = label_sets_available()
+        choices = [(s.spec, s.title) for s in sets]
         self.fields["a"].choices = choices  # type: ignore[attr-defined]
         self.fields["b"].choices = choices  # type: ignore[attr-defined]
-        llms = [n for n, k in Judge.objects.filter(kind=JudgeKind.LLM).values_list("name", "kind")]
-        self.fields["a"].initial = HUMAN
+        humans = [s.spec for s in sets if s.judge_kind == JudgeKind.HUMAN and s.condition == Condition.FROM_SCRATCH]
+        llms = [s.spec for s in sets if s.judge_kind == JudgeKind.LLM]
+        self.fields["a"].initial = humans[0] if humans else None
         self.fields["b"].initial = llms[0] if llms else None
 
 

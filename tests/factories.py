@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import factory
 from django.contrib.auth.models import User
 
 from assess.models import Answer, Citation, Passage, Run, Sentence, Topic
-from judging.models import Campaign, Judge, JudgeKind
+from judging.models import Campaign, Judge, JudgeKind, Judgment
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -107,7 +109,8 @@ def answer_build(*, run: Run, topic: Topic, sentences: list[tuple[str, list[Pass
 def llm_campaign_build(*, statements: list[str], name: str = "llm-campaign") -> Campaign:
     """A campaign whose pool holds one pair per statement (each citing its own passage)."""
     from judging.models import Campaign, CampaignPair
-    from judging.services import campaign_pairs_create, pairs_for_citations
+    from judging.pairs import pairs_for_citations
+    from judging.services import campaign_pairs_create
 
     topic = TopicFactory()
     run = RunFactory()
@@ -191,3 +194,55 @@ def study_labels_seed(campaign: Campaign, *, human: str = "nist", llm: str = "gp
             label = "FS" if i % agree_every == 0 else ("NS" if i % 2 else "PS")
             Judgment.objects.create(judge=llm_judge, pair=cp.pair, label=label)
     return human_judge, llm_judge
+
+
+class JudgmentFactory(factory.django.DjangoModelFactory):
+    """A judgment on a citation's stored pair (the citation's pair is made when missing)."""
+
+    class Meta:
+        model = Judgment
+
+    judge = factory.SubFactory(JudgeFactory)
+    citation = factory.SubFactory(CitationFactory)
+    pair = factory.LazyAttribute(lambda o: _pair_of(o.citation))
+    label = "FS"
+    condition = ""
+
+
+def _pair_of(citation: Citation) -> Any:
+    from judging.pairs import pairs_for_citations
+
+    citation = Citation.objects.select_related("sentence").get(pk=citation.pk)
+    return pairs_for_citations(citations=[citation])[citation.pk]
+
+
+# --- blindness guards (DESIGN §3) ------------------------------------------------------------------
+
+
+class LLMJudgeFactory(JudgeFactory):
+    name = factory.Sequence(lambda n: f"llm-judge{n}")
+    kind = JudgeKind.LLM
+
+
+def campaign_sharing_build(*, campaign: Campaign, topic: Topic, name: str) -> Campaign:
+    """A built campaign over `campaign`'s runs on one of its topics: its pool on the topic holds the same pairs."""
+    from judging.services import campaign_build_pairs, campaign_create
+
+    other = campaign_create(name=name, runs=campaign.runs.all(), topics=[topic], depth=campaign.depth)
+    campaign_build_pairs(campaign=other)
+    return other
+
+
+def campaign_apart_build(*, topic: Topic, name: str, n_sentences: int = 2) -> Campaign:
+    """A built campaign on `topic` whose one run says sentences of its own: no pair in common with another pool."""
+    from judging.services import campaign_build_pairs, campaign_create
+
+    run = RunFactory()
+    answer_build(
+        run=run,
+        topic=topic,
+        sentences=[(f"Claim {i} of campaign {name} alone.", [PassageFactory()]) for i in range(n_sentences)],
+    )
+    campaign = campaign_create(name=name, runs=[run], topics=[topic], depth=1)
+    campaign_build_pairs(campaign=campaign)
+    return campaign

@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from judging.models import Assignment, Campaign, CampaignPair, Condition, Judge, JudgeKind
-from tests.factories import PassageFactory, RunFactory, TopicFactory, UserFactory, answer_build
+from tests.factories import JudgeFactory, PassageFactory, RunFactory, TopicFactory, UserFactory, answer_build
 
 
 def _material():
@@ -68,7 +68,8 @@ def test_it_adds_an_assessor_who_can_log_in_and_is_not_staff(db):
 
 def test_it_assigns_topics_to_assessors_in_order(db):
     _material()
-    call_command("campaign_create", "c1", stdout=io.StringIO())
+    JudgeFactory(name="gpt-post-edit", kind=JudgeKind.LLM)
+    call_command("campaign_create", "c1", "--post-edit-judge", "gpt-post-edit", stdout=io.StringIO())
     UserFactory(username="alice")
     UserFactory(username="bob")
 
@@ -89,7 +90,7 @@ def test_it_assigns_topics_to_assessors_in_order(db):
     assert sorted(rows) == [("alice", "2024-1", "post_edit"), ("bob", "2024-1", "post_edit")]
 
 
-def test_it_loads_a_demo_campaign_with_one_assignment_per_condition(db, settings, data_dir):
+def test_it_loads_a_demo_campaign_with_one_account_per_condition(db, settings, data_dir):
     # given the demo material
     from assess import demo as assess_demo
     from judging import demo
@@ -107,8 +108,10 @@ def test_it_loads_a_demo_campaign_with_one_assignment_per_condition(db, settings
     assert campaign.post_edit_judge == Judge.objects.get(name="opus-4.8-nist", kind=JudgeKind.LLM)
     assert not CampaignPair.objects.filter(campaign=campaign, pair__passage__has_text=False).exists()
     assert campaign.build_summary["citations_left_out"] > 0
-    assignments = Assignment.objects.filter(assessor__username="assessor").order_by("order")
-    assert [(a.topic.topic_id, a.condition) for a in assignments] == [
-        ("2024-32912", Condition.FROM_SCRATCH),
-        ("2024-129925", Condition.POST_EDIT),
+    assignments = Assignment.objects.filter(campaign=campaign).order_by("assessor__username", "order")
+    assert [(a.assessor.username, a.topic.topic_id, a.condition) for a in assignments] == [
+        ("assessor", "2024-129925", Condition.FROM_SCRATCH),
+        ("assessor", "2024-32912", Condition.FROM_SCRATCH),
+        ("editor", "2024-129925", Condition.POST_EDIT),
+        ("editor", "2024-32912", Condition.POST_EDIT),
     ]

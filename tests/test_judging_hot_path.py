@@ -15,7 +15,7 @@ from config.cache import RedisCache
 from config.sql import aware
 from judging import selectors, services
 from judging.models import Assignment, CampaignPair, Condition
-from tests.factories import judging_campaign_build
+from tests.factories import LLMJudgeFactory, judging_campaign_build
 
 pytestmark = pytest.mark.django_db
 
@@ -72,6 +72,8 @@ def test_the_queue_follows_the_stored_order_and_skips_judged_pairs(assessor):
 
 def test_the_plain_sql_assignment_has_its_campaign_and_topic_and_defers_the_rest(assessor, organizer):
     campaign = judging_campaign_build()
+    campaign.post_edit_judge = LLMJudgeFactory()
+    campaign.save()
     topic = campaign.topics.get()
     (made,) = services.assignments_create(
         campaign=campaign, assessor=assessor, topics=[topic], condition=Condition.POST_EDIT

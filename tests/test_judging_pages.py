@@ -7,8 +7,9 @@ from django.test import Client
 
 from judging import selectors, services
 from judging.highlight import highlight_evidence
-from judging.models import Campaign, Condition, Judgment
+from judging.models import Campaign, Condition, JudgeKind, Judgment
 from tests.factories import (
+    JudgeFactory,
     OrganizerFactory,
     PassageFactory,
     RunFactory,
@@ -205,6 +206,8 @@ def test_it_assigns_topics_from_the_organizer_page(judging):
     client = Client()
     client.force_login(OrganizerFactory(username="org"))
     campaign = judging["campaign"]
+    campaign.post_edit_judge = JudgeFactory(name="gpt-post-edit", kind=JudgeKind.LLM)
+    campaign.save()
 
     client.post(
         f"/organize/campaigns/{campaign.pk}/assign/",

@@ -8,6 +8,7 @@ import time
 import pytest
 from django.core.management import call_command
 
+from judging.labels import label_set_get
 from judging.models import Judgment
 from metrics.reports import agreement_report, answer_scores
 from metrics.selectors import scope_for
@@ -32,9 +33,9 @@ def test_the_demo_imports_both_judges_labels_for_its_topics_quickly():
     assert seconds < 10
     assert Judgment.objects.filter(judge__name="nist", condition="from_scratch").count() == 699
     assert Judgment.objects.filter(judge__name="opus-4.8-nist", judge__kind="llm").count() == 629
-    scores = {(s.topic_id, s.run_id): s for s in answer_scores(judge="nist", scope=scope_for())}
+    scores = {(s.topic_id, s.run_id): s for s in answer_scores(label_set=label_set_get("nist"), scope=scope_for())}
     zeph = scores[("2024-32912", "IITD-IRL.zeph_test_rag_rrf_expand_query")]
     assert (zeph.sentences, zeph.precision, zeph.recall) == (5, 0.7, 0.7)
-    report = agreement_report(a="nist", b="opus-4.8-nist", scope=scope_for(), resamples=0)
+    report = agreement_report(a=label_set_get("nist"), b=label_set_get("opus-4.8-nist"), scope=scope_for(), resamples=0)
     assert report["labels"]["n"] > 600
     assert report["topics"] == ["2024-129925", "2024-32912"]

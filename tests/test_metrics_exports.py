@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
+from judging.labels import label_set_get
 from metrics.exports import scores_csv
 from metrics.reports import SCORE_COLUMNS, scores_report
 from metrics.selectors import EXCHANGE_COLUMNS, scope_for
@@ -31,7 +32,7 @@ def excerpt_labels(db, data_dir):
 
 
 def scores(judge, depth=1):
-    report = scores_report(judge=judge, scope=scope_for(depth=depth), resamples=0)
+    report = scores_report(label_set=label_set_get(judge), scope=scope_for(depth=depth), resamples=0)
     return {r.run_id: (r.weighted_precision, r.weighted_recall, r.mean_sentences, r.topics) for r in report.rows}
 
 
@@ -39,7 +40,7 @@ def scores(judge, depth=1):
 def test_export_then_import_gives_the_same_scores(excerpt_labels, tmp_path, fmt, import_fmt):
     # given
     out = tmp_path / f"export.{fmt}"
-    call_command("export_judgments", str(out), format=fmt, judge=["nist"], stderr=io.StringIO())
+    call_command("export_judgments", str(out), format=fmt, labels=["nist"], stderr=io.StringIO())
 
     # when: imported back under another judge's name
     judgments_import(
@@ -71,7 +72,7 @@ def test_the_nist_export_marks_unlabelled_citations_minus_one(excerpt_labels, tm
     out = tmp_path / "nist.jsonl"
 
     # when
-    call_command("export_judgments", str(out), format="nist", judge=["nist"], stderr=io.StringIO())
+    call_command("export_judgments", str(out), format="nist", labels=["nist"], stderr=io.StringIO())
 
     # then
     rows = [json.loads(line) for line in out.open()]
@@ -85,7 +86,7 @@ def test_the_scores_csv_has_the_papers_columns(excerpt_labels):
     out = io.StringIO()
 
     # when
-    scores_csv(out, [scores_report(judge="nist", scope=scope_for(), resamples=0)])
+    scores_csv(out, [scores_report(label_set=label_set_get("nist"), scope=scope_for(), resamples=0)])
 
     # then
     lines = out.getvalue().splitlines()

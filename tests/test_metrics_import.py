@@ -12,6 +12,7 @@ from assess.models import Answer, Run
 from assess.reading import ImportRejected
 from assess.services import RunOptions, runs_import
 from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
+from judging.labels import label_set_get
 from judging.models import Judgment
 from metrics.reports import answer_scores
 from metrics.selectors import scope_for
@@ -73,7 +74,7 @@ def test_it_reproduces_the_excerpts_per_topic_values(db, excerpts, topic_id, run
     nist_import(excerpts / WITHOUT, excerpts / WEBASSESS)
 
     # when
-    scores = {(s.topic_id, s.run_id): s for s in answer_scores(judge="nist", scope=scope_for())}
+    scores = {(s.topic_id, s.run_id): s for s in answer_scores(label_set=label_set_get("nist"), scope=scope_for())}
 
     # then
     score = scores[(topic_id, run_id)]
@@ -98,7 +99,9 @@ def test_it_matches_nist_citations_by_reference_when_the_run_is_loaded_from_its_
 
     # then: NIST's citationId (1, 2, 0, ...) indexes the run's references, not its slots; matched by passage
     assert "answers" not in report.counts
-    score = next(s for s in answer_scores(judge="nist", scope=scope_for()) if s.topic_id == "2024-142395")
+    score = next(
+        s for s in answer_scores(label_set=label_set_get("nist"), scope=scope_for()) if s.topic_id == "2024-142395"
+    )
     assert (score.sentences, round(score.precision, 6), round(score.recall, 6)) == (11, 0.7, 0.318182)
 
 

@@ -8,7 +8,8 @@ from django.core.management import call_command
 
 from assess.models import Answer, Citation, Passage, Run, Sentence, Topic
 from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
-from judging.models import Judge, Judgment, Pair
+from judging.labels import label_set_get
+from judging.models import NOT_JUDGED, Judge, Judgment, Pair
 from metrics.reports import agreement_report, scores_report
 from metrics.selectors import scope_for, support_stats
 
@@ -50,9 +51,10 @@ def nist(django_db_setup, django_db_blocker, data_dir):
 
 def test_it_gives_the_top_run_the_papers_weighted_precision(nist, db):
     # when
-    report = scores_report(judge="nist", scope=scope_for(), resamples=0)
+    report = scores_report(label_set=label_set_get("nist"), scope=scope_for(), resamples=0)
 
     # then
+    assert report.label_set["spec"] == "nist/from_scratch"
     top = report.rows[0]
     assert top.run_id == TOP_RUN
     assert top.weighted_precision == pytest.approx(0.793074, abs=1e-6)
@@ -65,10 +67,11 @@ def test_it_counts_the_first_citation_labels_as_the_paper(nist, db):
     rows = support_stats(scope_for(depth=1))
 
     # then
-    (row,) = [r for r in rows if r["judge"] == "nist"]
+    (row,) = [r for r in rows if r["label_set"] == "nist/from_scratch"]
     assert (row["FS"], row["PS"], row["NS"]) == (2752, 1652, 2338)
     assert row["judged"] == 6742
-    assert row["unlabelled"] == 50
+    assert row["not_judged"] == 50
+    assert row["unlabelled"] == 0
     assert row["condition"] == "from_scratch"
     assert row["topics"] == 22
 
@@ -79,14 +82,16 @@ def test_it_creates_the_45_runs_and_930_answers_the_files_describe(nist, db):
     assert Answer.objects.count() == 930
 
 
-def test_it_stores_no_judgment_for_a_citation_nist_did_not_judge(nist, db):
+def test_it_records_a_citation_nist_did_not_judge_as_not_judged(nist, db):
     # given: the -1 first citations of this answer (3 in neu.neurag on 2024-158677)
     citations = Citation.objects.filter(
         sentence__answer__run__run_id="neu.neurag", sentence__answer__topic__topic_id="2024-158677", slot=0
     )
 
     # then
-    assert citations.count() - Judgment.objects.filter(citation__in=citations).count() == 3
+    not_judged = Judgment.objects.filter(citation__in=citations, label=NOT_JUDGED)
+    assert not_judged.count() == 3
+    assert all(j.origin == "import" and j.not_judged_reason for j in not_judged)
 
 
 def test_it_leaves_everything_unchanged_when_the_same_files_are_imported_again(nist, db, data_dir):
@@ -126,9 +131,10 @@ def test_it_collapses_the_13_identical_duplicates_of_the_opus_verdicts(nist, db,
 
 def test_it_measures_nists_self_consistency_on_repeated_pairs(nist, db):
     # when
-    report = agreement_report(a="nist", b="nist", scope=scope_for(), resamples=0)
+    nist_labels = label_set_get("nist")
+    report = agreement_report(a=nist_labels, b=nist_labels, scope=scope_for(), resamples=0)
 
     # then: SOURCES.md: 29 of 167 repeated pairs in without_prediction, 60 of 234 in Webassess
-    consistency = report["self_consistency"]["nist"]
+    consistency = report["self_consistency"]["nist/from_scratch"]
     assert (consistency["inconsistent_pairs"], consistency["repeated_pairs"]) == (29 + 60, 167 + 234)
     assert report["labels"]["agreement"] == 1.0

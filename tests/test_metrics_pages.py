@@ -99,7 +99,7 @@ def test_assessors_cannot_see_the_metrics(two_judges, client, assessor):
 
 def test_the_page_exports_the_judgments_as_csv(two_judges, staff_client):
     # when
-    response = staff_client.get("/metrics/export/judgments/csv/", {"judge": "opus"})
+    response = staff_client.get("/metrics/export/judgments/csv/", {"labels": "opus"})
 
     # then
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
@@ -108,25 +108,29 @@ def test_the_page_exports_the_judgments_as_csv(two_judges, staff_client):
     assert {r["judge"] for r in rows} == {"opus"}
 
 
-def test_the_api_gives_scores_with_intervals(two_judges, staff_client):
+def test_the_api_gives_scores_and_says_why_two_topics_have_no_intervals(two_judges, staff_client):
     # when
-    response = staff_client.get("/api/metrics/scores/", {"judge": "nist", "resamples": 100})
+    response = staff_client.get("/api/metrics/scores/", {"labels": "nist", "resamples": 100})
 
     # then
     data = response.json()
     assert response.status_code == 200
     assert len(data["runs"]) == 10
     top = data["runs"][0]
-    assert top["precision_low"] <= top["weighted_precision"] <= top["precision_high"]
+    # the excerpt has two topics: too few for an interval, and the report says so
+    assert (top["precision_low"], top["precision_high"]) == (None, None)
+    assert data["intervals"]["note"] == "no intervals: 2 topics, fewer than the 5 an interval needs"
+    assert data["label_set"]["spec"] == "nist/from_scratch"
 
 
-def test_the_api_answers_an_unknown_judge_with_400(two_judges, staff_client):
+def test_the_api_answers_an_unknown_label_set_with_400_and_what_to_write(two_judges, staff_client):
     # when
-    response = staff_client.get("/api/metrics/scores/", {"judge": "nobody"})
+    response = staff_client.get("/api/metrics/scores/", {"labels": "nobody"})
 
     # then
     assert response.status_code == 400
-    assert response.json() == {"detail": "no judge named 'nobody'"}
+    (message,) = response.json()["labels"]
+    assert message.startswith("no judge named 'nobody': a label set is a judge")
 
 
 def test_the_api_gives_table_3(two_judges, staff_client):
@@ -190,14 +194,17 @@ def test_the_page_upload_shows_every_error(two_judges, staff_client):
 
 def test_a_new_judgment_changes_the_cached_scores(two_judges, staff_client):
     # given
-    first = staff_client.get("/api/metrics/scores/", {"judge": "nist", "resamples": 0}).json()
+    first = staff_client.get("/api/metrics/scores/", {"labels": "nist", "resamples": 0}).json()
     upload = SimpleUploadedFile(
         "fix.csv", f"topic_id,run_id,sentence_index,citation_slot,label\n2024-32912,{ZEPH},1,0,FS\n".encode()
     )
-    staff_client.post("/api/metrics/judgments/import/", {"files": [upload], "format": "exchange", "judge": "nist"})
+    staff_client.post(
+        "/api/metrics/judgments/import/",
+        {"files": [upload], "format": "exchange", "judge": "nist", "condition": "from_scratch"},
+    )
 
     # when
-    second = staff_client.get("/api/metrics/scores/", {"judge": "nist", "resamples": 0}).json()
+    second = staff_client.get("/api/metrics/scores/", {"labels": "nist", "resamples": 0}).json()
 
     # then
     before = {r["run_id"]: r["weighted_precision"] for r in first["runs"]}

@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
+from judging.labels import citation_labels, label_set_get
 from judging.models import JudgeKind, Judgment
-from judging.services import pairs_for_citations
+from judging.pairs import pairs_for_citations
 from metrics.bootstrap import kendall_tau_b_rows, run_intervals, tau_interval
 from metrics.reports import answer_scores, scores_report
 from metrics.scores import AnswerLabels, answer_score, support_arrays
-from metrics.selectors import _citation_labels, citation_labels, judge_select, material_get, scope_for
+from metrics.selectors import labels_get, material_get, scope_for
 from tests.factories import JudgeFactory, PassageFactory, RunFactory, TopicFactory, answer_build
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")
@@ -73,7 +74,7 @@ def test_it_scores_the_worked_example_from_judgments_in_the_database(db):
     judge_on(judge, second, "FS")
 
     # when
-    report = scores_report(judge="nist", scope=scope_for(), resamples=0)
+    report = scores_report(label_set=label_set_get("nist"), scope=scope_for(), resamples=0)
 
     # then
     (row,) = report.rows
@@ -88,7 +89,7 @@ def test_it_takes_the_newest_judgment_on_the_citation(db):
     judge_on(judge, first, "FS")
 
     # when
-    (score,) = answer_scores(judge="alice", scope=scope_for())
+    (score,) = answer_scores(label_set=label_set_get("alice"), scope=scope_for())
 
     # then
     assert score.precision == 1.0
@@ -108,30 +109,32 @@ def test_it_prefers_a_judgment_on_the_citation_to_a_newer_one_on_its_pair(db):
     judge_on(judge, citation_b, "FS")
 
     # when
-    scores = {s.run_id: s.precision for s in answer_scores(judge="alice", scope=scope_for())}
+    scores = {s.run_id: s.precision for s in answer_scores(label_set=label_set_get("alice"), scope=scope_for())}
 
     # then
     assert scores == {"A": 0.0, "B": 1.0}
 
 
 def test_it_labels_every_citation_of_a_pair_judged_once(db):
-    # given: a pre-label made on the pair alone (no citation), and the pair held by two runs
+    # given: a pre-label made on the pair alone (no citation), and the pair held by two runs (both
+    # citations' pair stored, as a campaign build stores them)
     topic = TopicFactory()
     passage = PassageFactory()
     a = answer_build(run=RunFactory(run_id="A"), topic=topic, sentences=[("Same text.", [passage])])
-    answer_build(run=RunFactory(run_id="B"), topic=topic, sentences=[("Same text.", [passage])])
+    b = answer_build(run=RunFactory(run_id="B"), topic=topic, sentences=[("Same text.", [passage])])
     citation = a.sentences.get().citations.select_related("sentence").get()
-    pair = pairs_for_citations(citations=[citation])[citation.pk]
+    other = b.sentences.get().citations.select_related("sentence").get()
+    pair = pairs_for_citations(citations=[citation, other])[citation.pk]
     Judgment.objects.create(judge=JudgeFactory(name="gpt", kind=JudgeKind.LLM), pair=pair, label="PS")
 
     # when
-    scores = {s.run_id: s.precision for s in answer_scores(judge="gpt", scope=scope_for())}
+    scores = {s.run_id: s.precision for s in answer_scores(label_set=label_set_get("gpt"), scope=scope_for())}
 
     # then
     assert scores == {"A": 0.5, "B": 0.5}
 
 
-def test_human_means_every_human_judge_together(db):
+def test_one_judges_scores_never_take_another_judges_labels(db):
     # given
     _, first, second = worked_example()
     judge_on(JudgeFactory(name="alice"), first, "PS")
@@ -139,10 +142,12 @@ def test_human_means_every_human_judge_together(db):
     judge_on(JudgeFactory(name="gpt", kind=JudgeKind.LLM), second, "NS")
 
     # when
-    report = scores_report(judge="human", scope=scope_for(), resamples=0)
+    report = scores_report(label_set=label_set_get("alice"), scope=scope_for(), resamples=0)
 
-    # then
-    assert (report.rows[0].weighted_precision, report.rows[0].weighted_recall) == (0.75, 0.5)
+    # then: only alice's PS on the first sentence; "every human together" is no label set
+    assert (report.rows[0].weighted_precision, report.rows[0].weighted_recall) == (0.5, 0.25)
+    with pytest.raises(ValueError, match="no judge named 'human'"):
+        label_set_get("human")
 
 
 def test_a_topic_the_run_did_not_answer_counts_zero(db):
@@ -155,7 +160,7 @@ def test_a_topic_the_run_did_not_answer_counts_zero(db):
         judge_on(judge, answer.sentences.get().citations.select_related("sentence").get(), "FS")
 
     # when
-    report = scores_report(judge="nist", scope=scope_for(), resamples=0)
+    report = scores_report(label_set=label_set_get("nist"), scope=scope_for(), resamples=0)
 
     # then
     assert {r.run_id: r.weighted_precision for r in report.rows} == {"R1": 1.0, "R2": 0.5}
@@ -169,7 +174,7 @@ def test_it_filters_by_condition(db):
     judge_on(judge, second, "NS", condition="post_edit")
 
     # when
-    report = scores_report(judge="alice", scope=scope_for(), condition="post_edit", resamples=0)
+    report = scores_report(label_set=label_set_get("alice/post_edit"), scope=scope_for(), resamples=0)
 
     # then
     assert report.rows[0].weighted_precision == 0.0
@@ -260,9 +265,8 @@ def test_labels_kept_from_before_new_judgments_equal_labels_read_afresh(db):
         citations += [s.citations.select_related("sentence").get() for s in answer.sentences.order_by("index")]
     pairs = pairs_for_citations(citations=citations)
     judge = JudgeFactory(name="mixed", kind=JudgeKind.LLM)
-    selection = judge_select("mixed")
     material = material_get(scope_for())
-    citation_labels(selection, material)  # kept with no judgments at all
+    labels_get(label_set_get("mixed"), material)  # kept with no judgments at all
 
     for _ in range(6):
         # when: a few new judgments, on citations or on pairs alone
@@ -271,10 +275,12 @@ def test_labels_kept_from_before_new_judgments_equal_labels_read_afresh(db):
             label = ["NS", "PS", "FS"][int(rng.integers(3))]
             on_citation = bool(rng.integers(2))
             Judgment.objects.create(judge=judge, pair=pairs[c.pk], citation=c if on_citation else None, label=label)
-        kept = citation_labels(selection, material)
-        fresh = _citation_labels(selection, material, None)
+        selection = label_set_get("mixed")
+        kept = labels_get(selection, material)
+        fresh = citation_labels(selection, citation_ids=material.citation_id, citation_pairs=material.citation_pair)
 
         # then
         assert kept.codes.tolist() == fresh.codes.tolist()
         assert kept.judgment_ids.tolist() == fresh.judgment_ids.tolist()
         assert kept.direct.tolist() == fresh.direct.tolist()
+        assert kept.not_judged.tolist() == fresh.not_judged.tolist()

@@ -27,10 +27,10 @@ def test_it_loads_a_study_with_adjudications_so_the_report_has_figures(db, setti
     # then
     study = Study.objects.get()
     assert (study.campaign.name, study.a, study.b, study.per_topic, study.seed) == (
-        "demo", "nist", "opus-4.8-nist", 15, 0
+        "demo", "nist/from_scratch", "opus-4.8-nist/none", 15, 0
     )  # fmt: skip
     assert StudyItem.objects.filter(study=study).count() == 30
-    assert Judgment.objects.filter(assignment__studies=study, judge__name="assessor").count() == 12
+    assert Judgment.objects.filter(assignment__studies=study, judge__name="adjudicator").count() == 12
     report = study_report(study_table(study=study))
     independent = {(p["role_a"], p["role_b"]): p for p in report["agreement"]}
     assert independent[("independent", "a")]["n"] == 12

@@ -111,8 +111,8 @@ def test_it_exports_every_sampled_pair_with_all_its_labels_as_csv(world):
     stored = {(i.topic.topic_id, i.pair_id): i for i in StudyItem.objects.filter(study=world["study"])}
     for row in rows:
         item = stored[(row["topic_id"], int(row["pair_id"]))]
-        assert row["label:nist"] == item.label_a
-        assert row["label:gpt-study"] == item.label_b
+        assert row["label:nist/from_scratch"] == item.label_a
+        assert row["label:gpt-study/none"] == item.label_b
         assert row["label:llama-405b"] in LABELS
     assert sum(1 for r in rows if r["label:independent (carol)"]) == 12
 
@@ -143,15 +143,21 @@ def test_an_organizer_creates_a_study_from_the_page(world):
     # when
     response = world["client"].post(
         "/metrics/studies/",
-        {"campaign": world["campaign"].name, "a": "human", "b": "gpt-study", "per_topic": "5", "seed": "9"},
+        {
+            "campaign": world["campaign"].name,
+            "a": "nist/from_scratch",
+            "b": "gpt-study/none",
+            "per_topic": "5",
+            "seed": "9",
+        },
     )
     # then
     study = Study.objects.latest("pk")
     assert response.status_code == 302
     assert response["Location"] == f"/metrics/studies/{study.pk}/"
     assert (study.a, study.b, study.per_topic, study.seed, study.summary["sampled"]) == (
-        "human",
-        "gpt-study",
+        "nist/from_scratch",
+        "gpt-study/none",
         5,
         9,
         5 + 4,
@@ -196,7 +202,7 @@ def test_the_commands_create_and_assign_a_study(world):
     study = Study.objects.latest("pk")
     call_command("study_assign", str(study.pk), "--assessor", "eve", stdout=out)
     # then
-    assert f"study #{study.pk}: 8 pairs where nist and gpt-study disagree" in out.getvalue()
+    assert f"study #{study.pk}: 8 pairs where nist/from_scratch and gpt-study/none disagree" in out.getvalue()
     assert "eve: 2 adjudication assignment(s)" in out.getvalue()
     assert study.assignments.count() == 2
 

@@ -77,9 +77,12 @@ def test_a_topics_sample_does_not_depend_on_the_other_topics(campaign):
     assert len(_sample(again)) == 3
 
 
-def test_it_reads_human_as_every_human_judge(campaign):
-    study = study_create(campaign=campaign, a="human", b="gpt-study", per_topic=4, seed=0)
+def test_it_stores_the_label_sets_it_compares_and_refuses_every_human_together(campaign):
+    study = study_create(campaign=campaign, a="nist", b="gpt-study", per_topic=4, seed=0)
+    assert (study.a, study.b) == ("nist/from_scratch", "gpt-study/none")
     assert StudyItem.objects.filter(study=study).count() == 4 + 3
+    with pytest.raises(StudyError, match="no judge named 'human'"):
+        study_create(campaign=campaign, a="human", b="gpt-study")
 
 
 def test_it_refuses_an_unknown_judge(campaign):

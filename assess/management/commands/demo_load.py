@@ -12,7 +12,7 @@ DEMO_MODULES = ("assess.demo", "judging.demo", "metrics.demo", "judging.study_de
 
 
 class Command(BaseCommand):
-    help = "Load the demo set (real TREC 2024 RAG files) and the demo organizer and assessor accounts."
+    help = "Load the demo set (real TREC 2024 RAG files) and the demo accounts (organizer, assessors)."
 
     def handle(self, *args: Any, **options: Any) -> None:
         for name in DEMO_MODULES:
@@ -24,5 +24,11 @@ class Command(BaseCommand):
                 continue
             module.load(self.stdout)
         self.stdout.write(self.style.SUCCESS("demo ready"))
-        self.stdout.write(f"  organizer: {demo.ORGANIZER[0]} / {demo.ORGANIZER[1]}")
-        self.stdout.write(f"  assessor:  {demo.ASSESSOR[0]} / {demo.ASSESSOR[1]}")
+        accounts = [
+            ("organizer", demo.ORGANIZER),
+            ("from scratch", demo.ASSESSOR),
+            ("post-edit", demo.EDITOR),
+            ("adjudication", demo.ADJUDICATOR),
+        ]
+        for role, (username, password) in accounts:
+            self.stdout.write(f"  {role + ':':14}{username} / {password}")

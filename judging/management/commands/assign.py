@@ -5,8 +5,10 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
 from judging import services
+from judging.blindness import BlindnessViolation
 from judging.models import Campaign, Condition
 
 
@@ -35,8 +37,16 @@ class Command(BaseCommand):
         unknown = [a for a in options["assessors"] if a not in users]
         if unknown:
             raise CommandError(f"unknown users: {', '.join(unknown)} (create them with add_assessor)")
-        for name in options["assessors"]:
-            made = services.assignments_create(
-                campaign=campaign, assessor=users[name], topics=topics, condition=options["condition"]
-            )
-            self.stdout.write(f"{name}: {len(made)} assignment(s) ({options['condition']})")
+        lines = []
+        try:
+            # All assessors or none: a refusal for one leaves the others unassigned too.
+            with transaction.atomic():
+                for name in options["assessors"]:
+                    made = services.assignments_create(
+                        campaign=campaign, assessor=users[name], topics=topics, condition=options["condition"]
+                    )
+                    lines.append(f"{name}: {len(made)} assignment(s) ({options['condition']})")
+        except BlindnessViolation as violation:
+            raise CommandError(f"nothing assigned: {violation.message}") from None
+        for line in lines:
+            self.stdout.write(line)

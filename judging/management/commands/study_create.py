@@ -1,4 +1,4 @@
-"""python manage.py study_create CAMPAIGN --a human --b gpt-4o --per-topic 15 --seed 0"""
+"""python manage.py study_create CAMPAIGN --a campaign:demo/from_scratch --b gpt-4o --per-topic 15 --seed 0"""
 
 from __future__ import annotations
 
@@ -7,16 +7,17 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judging import study as study_services
+from judging.labels import SPEC_HELP
 from judging.models import Campaign
 
 
 class Command(BaseCommand):
-    help = "Sample pairs per topic where two judges disagree (the disagreement study), reproducibly from a seed."
+    help = "Sample pairs per topic where two label sets disagree (the disagreement study), reproducibly from a seed."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("campaign", help="campaign name")
-        parser.add_argument("--a", required=True, help="the first judge: a judge name, or `human` (all human judges)")
-        parser.add_argument("--b", required=True, help="the second judge, usually an LLM judge")
+        parser.add_argument("--a", required=True, help=f"the first label set, usually human: {SPEC_HELP}")
+        parser.add_argument("--b", required=True, help="the second label set, usually an LLM judge's")
         parser.add_argument("--per-topic", type=int, default=study_services.DEFAULT_PER_TOPIC)
         parser.add_argument("--seed", type=int, default=0)
 

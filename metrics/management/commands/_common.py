@@ -6,7 +6,10 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_get
 from metrics.selectors import Scope, scope_for
+
+LABEL_SET_HELP = f"the label set: {SPEC_HELP}"
 
 
 def add_scope_arguments(parser: CommandParser, *, depth_default: str = "campaign's, or 1") -> None:
@@ -24,4 +27,11 @@ def scope_from(options: dict[str, Any]) -> Scope:
     try:
         return scope_for(campaign=options.get("campaign"), depth=options.get("depth"), topics=topics)
     except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def label_set_from(spec: str) -> LabelSet:
+    try:
+        return label_set_get(spec)
+    except LabelSetError as exc:
         raise CommandError(str(exc)) from exc

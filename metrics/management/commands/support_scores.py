@@ -3,24 +3,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
-from judging.models import Condition
 from metrics.exports import scores_csv
-from metrics.management.commands._common import add_scope_arguments, scope_from
-from metrics.reports import scores_report
-from metrics.selectors import UnknownJudge
+from metrics.management.commands._common import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
+from metrics.reports import depth_unit, interval_note, scores_report
 
 
 class Command(BaseCommand):
     help = (
-        "Weighted support precision and recall per run for one judge (`human`: every human judge together), "
-        "sorted by precision, as the paper's Tables 5-8."
+        "Weighted support precision and recall per run for one label set, sorted by precision, as the paper's "
+        "Tables 5-8."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--judge", required=True)
-        parser.add_argument("--condition", choices=Condition.values)
+        parser.add_argument("--labels", "--judge", dest="labels", required=True, help=LABEL_SET_HELP)
         add_scope_arguments(parser)
         parser.add_argument("--format", choices=["table", "csv", "json"], default="table")
         parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)")
@@ -28,16 +25,12 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         scope = scope_from(options)
-        try:
-            report = scores_report(
-                judge=options["judge"],
-                scope=scope,
-                condition=options["condition"],
-                resamples=options["resamples"],
-                seed=options["seed"],
-            )
-        except UnknownJudge as exc:
-            raise CommandError(str(exc)) from exc
+        report = scores_report(
+            label_set=label_set_from(options["labels"]),
+            scope=scope,
+            resamples=options["resamples"],
+            seed=options["seed"],
+        )
         if options["format"] == "json":
             self.stdout.write(json.dumps(report.as_dict(), indent=2))
             return
@@ -45,12 +38,13 @@ class Command(BaseCommand):
             scores_csv(self.stdout, [report], intervals=options["resamples"] > 0)
             return
         self.stdout.write(
-            f"judge {report.judge}  condition {report.condition or 'any'}  depth {report.depth}  "
-            f"{len(report.topics)} judged topics  (95% bootstrap intervals over topics, seed {report.seed})"
+            f"labels {report.label_set['title']}  [{report.label_set['spec']}]  unit: {depth_unit(report.depth)}  "
+            f"{len(report.topics)} judged topics  ({interval_note(len(report.topics), report.resamples)}, "
+            f"seed {report.seed})"
         )
         width = max([len(r.run_id) for r in report.rows] + [6])
         self.stdout.write(
-            f"{'run_id':<{width}}  {'group':<14} {'task':<4} {'judge':<14} {'w.prec':>7} {'95% CI':>15} "
+            f"{'run_id':<{width}}  {'group':<14} {'task':<4} {'labels':<14} {'w.prec':>7} {'95% CI':>15} "
             f"{'w.recall':>8} {'95% CI':>15} {'#sent':>6} {'topics':>6}"
         )
         for r in report.rows:

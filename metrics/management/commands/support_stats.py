@@ -10,7 +10,10 @@ from metrics.selectors import support_stats
 
 
 class Command(BaseCommand):
-    help = "Descriptive statistics per judge and condition (the paper's Table 3): topics, judged pairs, FS/PS/NS."
+    help = (
+        "Descriptive statistics per label set (the paper's Table 3): topics, labelled citations (the labels the "
+        "scores use), not judged, ties, distinct pairs, FS/PS/NS."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         add_scope_arguments(parser)
@@ -21,12 +24,16 @@ class Command(BaseCommand):
         if options["format"] == "json":
             self.stdout.write(json.dumps(rows, indent=2))
             return
+        depth = scope_from(options).depth
         self.stdout.write(
-            f"{'judge':<20} {'kind':<6} {'condition':<13} {'topics':>6} {'judged':>7} {'unlabelled':>10} {'pairs':>7} "
-            f"{'FS':>6} {'PS':>6} {'NS':>6}"
+            f"unit: {'every citation' if depth is None else f'the first {depth} citation(s) of each sentence'}"
+        )
+        self.stdout.write(
+            f"{'label set':<36} {'kind':<6} {'topics':>6} {'judged':>7} {'not jd':>6} {'ties':>5} {'unlabelled':>10} "
+            f"{'pairs':>7} {'FS':>6} {'PS':>6} {'NS':>6}"
         )
         for r in rows:
             self.stdout.write(
-                f"{r['judge'][:20]:<20} {r['kind']:<6} {r['condition'] or '-':<13} {r['topics']:>6} {r['judged']:>7} {r['unlabelled']:>10} "
-                f"{r['distinct_pairs']:>7} {r['FS']:>6} {r['PS']:>6} {r['NS']:>6}"
+                f"{r['label_set'][:36]:<36} {r['kind']:<6} {r['topics']:>6} {r['judged']:>7} {r['not_judged']:>6} "
+                f"{r['ties']:>5} {r['unlabelled']:>10} {r['distinct_pairs']:>7} {r['FS']:>6} {r['PS']:>6} {r['NS']:>6}"
             )

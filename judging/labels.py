@@ -1,0 +1,360 @@
+"""Label sets and the label rule (DESIGN §2): the one place that decides which label a citation has.
+
+A **label set** is what every score, agreement figure and export is computed from, and names:
+
+- `NAME` or `NAME/CONDITION`: one judge (an LLM judge, an imported source such as `nist`, or one assessor) in
+  one condition (`from_scratch`, `post_edit`, `adjudication`, or `none` for labels made outside any condition:
+  LLM pre-labels, imports without one). A judge with labels in one condition only needs no condition.
+- `campaign:NAME/CONDITION`: the assessors who judged in that campaign, in that condition, through its
+  assignments.
+- `group:NAME/CONDITION`: the assessors of a named user group (Django's auth groups), in that condition.
+
+**A citation's label in a set** is, for each judge of the set, its newest judgment made on this very
+citation; a citation with none takes the judge's newest judgment made on the platform on the citation's
+stored pair (one pair judged once counts for every citation holding it). Imported labels never stand in for another citation. A newest judgment that
+records "not judged" (NIST's -1, a skip) leaves the citation out; nothing fills it from elsewhere. Where a
+set has several judges, the majority label wins; a tie goes to the pair's adjudicated label if there is one,
+else the citation is a tie and left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.contrib.auth.models import Group
+from django.db import connection
+from django.db.models import Case, IntegerField, Max, Q, QuerySet, Value, When
+from django.db.models.functions import Coalesce
+
+from judging.models import Campaign, Condition, Judge, JudgeKind, Judgment, JudgmentOrigin
+
+LABEL_CODE: dict[str, int] = {"NS": 0, "PS": 1, "FS": 2}  # the ordinal order of metrics.scores.LABELS
+NOT_JUDGED_CODE = 3  # internal: the newest judgment says "not judged"
+NO_LABEL = -1
+CONDITION_WORDS: dict[str, str] = {str(c): str(c) for c in Condition.values} | {"none": ""}
+SPEC_HELP = (
+    "a label set is a judge (nist, gpt-4o), judge/condition (alice/from_scratch), "
+    "campaign:NAME/condition or group:NAME/condition; conditions: from_scratch, post_edit, adjudication, none"
+)
+
+
+class LabelSetError(ValueError):
+    """A label set that does not exist or is ambiguous; the message says what to write instead."""
+
+
+class LabelSetKind:
+    JUDGE = "judge"
+    CAMPAIGN = "campaign"
+    GROUP = "group"
+
+
+@dataclass(frozen=True)
+class LabelSet:
+    spec: str  # as it is written back: `nist/none`, `campaign:demo/from_scratch`
+    kind: str
+    name: str
+    condition: str  # "" for labels made outside any condition
+    judge_ids: tuple[int, ...]
+    judge_kind: str  # human or llm; "" when a group holds none yet
+    campaign_id: int | None = None
+
+    @property
+    def condition_name(self) -> str:
+        return self.condition or "none"
+
+    @property
+    def several(self) -> bool:
+        return self.kind != LabelSetKind.JUDGE
+
+    @property
+    def title(self) -> str:
+        condition = dict(Condition.choices).get(self.condition, "no condition").lower()
+        if self.kind == LabelSetKind.JUDGE:
+            return f"{self.name} ({self.judge_kind or 'judge'}, {condition})"
+        people = f"{len(self.judge_ids)} assessor{'s' if len(self.judge_ids) != 1 else ''}"
+        return f"{self.kind} {self.name} ({condition}, {people})"
+
+    @property
+    def rule(self) -> str:
+        if not self.several:
+            return "the judge's newest label of each citation"
+        return "majority of the assessors' labels; a tie goes to the adjudicated label, else it is left out"
+
+    @property
+    def key(self) -> str:
+        ids = ",".join(map(str, self.judge_ids))
+        return f"{self.kind}:{self.name}:{self.condition}:{self.campaign_id or ''}:{ids}"
+
+    def judgments(self) -> QuerySet[Judgment]:
+        qs = Judgment.objects.filter(judge_id__in=self.judge_ids, condition=self.condition)
+        if self.campaign_id is not None:
+            qs = qs.filter(assignment__campaign_id=self.campaign_id)
+        return qs
+
+    def adjudications(self) -> QuerySet[Judgment]:
+        """The judgments that break a tie of this set (its campaign's adjudications, or any)."""
+        qs = Judgment.objects.filter(condition=Condition.ADJUDICATION)
+        if self.campaign_id is not None:
+            qs = qs.filter(assignment__campaign_id=self.campaign_id)
+        return qs
+
+    def version(self) -> int:
+        """Changes whenever a judgment that can change this set's labels is added."""
+        newest = self.judgments().aggregate(m=Max("pk"))["m"] or 0
+        if self.several:
+            newest = max(newest, self.adjudications().aggregate(m=Max("pk"))["m"] or 0)
+        return int(newest)
+
+
+def _split(spec: str) -> tuple[str, str | None]:
+    """(name, condition or None when not written); a trailing `/word` is a condition only if it names one."""
+    body, slash, word = spec.rpartition("/")
+    if slash and word in CONDITION_WORDS:
+        return body, CONDITION_WORDS[word]
+    return spec, None
+
+
+def label_set_get(spec: str) -> LabelSet:
+    """The label set a spec names; LabelSetError (with what to write) when there is none, or it is ambiguous."""
+    spec = (spec or "").strip()
+    if not spec:
+        raise LabelSetError(f"no label set given: {SPEC_HELP}")
+    name, condition = _split(spec)
+    prefix, colon, rest = name.partition(":")
+    if colon and prefix in (LabelSetKind.CAMPAIGN, LabelSetKind.GROUP) and rest:
+        if condition is None:
+            raise LabelSetError(f"{spec!r} needs a condition, e.g. {name}/from_scratch")
+        return _campaign_set(rest, condition) if prefix == LabelSetKind.CAMPAIGN else _group_set(rest, condition)
+    judge = Judge.objects.filter(name=name).first()
+    if judge is None:
+        raise LabelSetError(f"no judge named {name!r}: {SPEC_HELP}")
+    if condition is None:
+        conditions = sorted(set(Judgment.objects.filter(judge=judge).values_list("condition", flat=True)))
+        if len(conditions) > 1:
+            named = ", ".join(f"{name}/{c or 'none'}" for c in conditions)
+            raise LabelSetError(f"judge {name} has labels in {len(conditions)} conditions: name one ({named})")
+        condition = conditions[0] if conditions else ""
+    return LabelSet(
+        spec=f"{name}/{condition or 'none'}",
+        kind=LabelSetKind.JUDGE,
+        name=name,
+        condition=condition,
+        judge_ids=(judge.pk,),
+        judge_kind=judge.kind,
+    )
+
+
+def _campaign_set(name: str, condition: str) -> LabelSet:
+    campaign = Campaign.objects.filter(name=name).first()
+    if campaign is None:
+        raise LabelSetError(f"no campaign named {name!r}")
+    ids = tuple(
+        sorted(
+            set(
+                Judgment.objects.filter(
+                    assignment__campaign=campaign, condition=condition, judge__kind=JudgeKind.HUMAN
+                ).values_list("judge_id", flat=True)
+            )
+        )
+    )
+    return LabelSet(
+        spec=f"campaign:{name}/{condition or 'none'}",
+        kind=LabelSetKind.CAMPAIGN,
+        name=name,
+        condition=condition,
+        judge_ids=ids,
+        judge_kind=JudgeKind.HUMAN,
+        campaign_id=campaign.pk,
+    )
+
+
+def _group_set(name: str, condition: str) -> LabelSet:
+    group = Group.objects.filter(name=name).first()
+    if group is None:
+        raise LabelSetError(f"no user group named {name!r}")
+    ids = tuple(sorted(Judge.objects.filter(user__groups=group).values_list("pk", flat=True)))
+    return LabelSet(
+        spec=f"group:{name}/{condition or 'none'}",
+        kind=LabelSetKind.GROUP,
+        name=name,
+        condition=condition,
+        judge_ids=ids,
+        judge_kind=JudgeKind.HUMAN,
+    )
+
+
+def label_sets_available(*, campaign: Campaign | None = None) -> list[LabelSet]:
+    """Every single-judge set that has labels, and the campaign's assessor sets (one per condition)."""
+    found: list[LabelSet] = []
+    rows = (
+        Judgment.objects.values_list("judge_id", "judge__name", "judge__kind", "condition")
+        .distinct()
+        .order_by("judge__kind", "judge__name", "condition")
+    )
+    for judge_id, name, kind, condition in rows:
+        found.append(LabelSet(f"{name}/{condition or 'none'}", LabelSetKind.JUDGE, name, condition, (judge_id,), kind))
+    campaigns = [campaign] if campaign is not None else list(Campaign.objects.order_by("name"))
+    for c in campaigns:
+        conditions = sorted(
+            set(Judgment.objects.filter(assignment__campaign=c).values_list("condition", flat=True).distinct())
+        )
+        found.extend(_campaign_set(c.name, condition) for condition in conditions)
+    return found
+
+
+# --- the rule ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class CitationLabels:
+    """A label set's label of each given citation, as arrays aligned with the citations."""
+
+    codes: np.ndarray  # 0 NS, 1 PS, 2 FS; -1: no label (never judged, recorded as not judged, or a tie)
+    judgment_ids: np.ndarray  # the judgment that decided the label (0: none)
+    pair_ids: np.ndarray  # the citation's stored pair (0: none stored)
+    direct: np.ndarray  # the deciding judgment was made on this very citation
+    not_judged: np.ndarray  # the set recorded that it did not judge this citation
+    tied: np.ndarray  # several assessors tied and nobody adjudicated
+
+    @property
+    def labelled(self) -> np.ndarray:
+        return self.codes >= 0
+
+
+def _judgment_columns(qs: QuerySet[Judgment]) -> list[np.ndarray]:
+    """(pk, judge, citation or 0, pair, code, made on the platform) of the judgments, oldest first."""
+    code = Case(
+        *(When(label=label, then=Value(c)) for label, c in LABEL_CODE.items()),
+        default=Value(NOT_JUDGED_CODE),
+        output_field=IntegerField(),
+    )
+    platform = Case(
+        When(Q(origin=JudgmentOrigin.PLATFORM), then=Value(1)), default=Value(0), output_field=IntegerField()
+    )
+    query = (
+        qs.order_by("pk")
+        .annotate(code=code, platform=platform, citation_or_zero=Coalesce("citation_id", Value(0)))
+        .values_list("pk", "judge_id", "citation_or_zero", "pair_id", "code", "platform")
+    )
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    if not rows:
+        return [np.zeros(0, dtype=np.int64) for _ in range(6)]
+    table = np.array(rows, dtype=np.int64).reshape(len(rows), 6)
+    return [table[:, i] for i in range(6)]
+
+
+def _newest_by(keys: np.ndarray, pks: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """For each wanted key, the index (into keys/pks) of its newest row, or -1. `pks` ascend."""
+    result = np.full(len(wanted), -1, dtype=np.int64)
+    if len(keys) == 0 or len(wanted) == 0:
+        return result
+    # Newest first, so that np.unique's first occurrence is the newest row of each key.
+    newest_first = np.arange(len(keys))[::-1]
+    unique_keys, first = np.unique(keys[newest_first], return_index=True)
+    chosen = newest_first[first]
+    at = np.clip(np.searchsorted(unique_keys, wanted), 0, len(unique_keys) - 1)
+    hit = (unique_keys[at] == wanted) & (wanted > 0)
+    result[hit] = chosen[at[hit]]
+    return result
+
+
+def _one_judge(
+    columns: list[np.ndarray], citation_ids: np.ndarray, citation_pairs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row index of the deciding judgment or -1, its code, made on the citation itself) for one judge: its
+    newest judgment on the citation, else its newest platform judgment on the citation's stored pair."""
+    pk, _judge, citation, pair, code, platform = columns
+    on_citation = _newest_by(citation, pk, citation_ids)
+    on_pair_rows = np.nonzero(platform == 1)[0]
+    on_pair = _newest_by(pair[on_pair_rows], pk[on_pair_rows], citation_pairs)
+    on_pair = np.where(on_pair >= 0, on_pair_rows[np.clip(on_pair, 0, None)], -1) if len(on_pair_rows) else on_pair
+    direct = on_citation >= 0
+    chosen = np.where(direct, on_citation, on_pair)
+    codes = np.where(chosen >= 0, code[np.clip(chosen, 0, None)] if len(code) else NO_LABEL, NO_LABEL)
+    return chosen, codes, direct
+
+
+def citation_labels(label_set: LabelSet, *, citation_ids: np.ndarray, citation_pairs: np.ndarray) -> CitationLabels:
+    """The set's label of each citation (`citation_pairs`: each citation's stored pair, 0 for none)."""
+    n = len(citation_ids)
+    columns = _judgment_columns(label_set.judgments())
+    pk, judge = columns[0], columns[1]
+    if not label_set.several:
+        chosen, codes, direct = _one_judge(columns, citation_ids, citation_pairs)
+        not_judged = codes == NOT_JUDGED_CODE
+        return CitationLabels(
+            codes=np.where(not_judged, NO_LABEL, codes).astype(np.int8),
+            judgment_ids=np.where(chosen >= 0, pk[np.clip(chosen, 0, None)] if len(pk) else 0, 0),
+            pair_ids=citation_pairs.copy(),
+            direct=direct,
+            not_judged=not_judged,
+            tied=np.zeros(n, dtype=bool),
+        )
+    votes = np.zeros((n, 3), dtype=np.int64)
+    newest = np.zeros((n, 3), dtype=np.int64)  # the newest judgment among each label's voters
+    direct_of = np.zeros((n, 3), dtype=bool)
+    any_not_judged = np.zeros(n, dtype=bool)
+    for judge_id in np.unique(judge).tolist():
+        rows = np.nonzero(judge == judge_id)[0]
+        chosen, codes, direct = _one_judge([c[rows] for c in columns], citation_ids, citation_pairs)
+        any_not_judged |= codes == NOT_JUDGED_CODE
+        for c in range(3):
+            voted = codes == c
+            votes[voted, c] += 1
+            judgment = np.where(voted, pk[rows][np.clip(chosen, 0, None)] if len(rows) else 0, 0)
+            later = judgment > newest[:, c]
+            newest[later, c] = judgment[later]
+            direct_of[later, c] = direct[later]
+    top = votes.max(axis=1)
+    winners = (votes == top[:, None]) & (top[:, None] > 0)
+    single = winners.sum(axis=1) == 1
+    codes = np.where(single, winners.argmax(axis=1), NO_LABEL)
+    rows_n = np.arange(n)
+    decided = np.clip(codes, 0, None)
+    judgment_ids = np.where(single, newest[rows_n, decided], 0)
+    direct = single & direct_of[rows_n, decided]
+    tied = winners.sum(axis=1) > 1
+    if tied.any():
+        adjudicated, adjudication_ids = _adjudicated(label_set, citation_ids, citation_pairs)
+        breaks = tied & (adjudicated >= 0)
+        codes = np.where(breaks, adjudicated, codes)
+        judgment_ids = np.where(breaks, adjudication_ids, judgment_ids)
+        tied &= ~breaks
+    return CitationLabels(
+        codes=codes.astype(np.int8),
+        judgment_ids=judgment_ids,
+        pair_ids=citation_pairs.copy(),
+        direct=direct,
+        not_judged=any_not_judged & (votes.sum(axis=1) == 0),
+        tied=tied,
+    )
+
+
+def _adjudicated(
+    label_set: LabelSet, citation_ids: np.ndarray, citation_pairs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each citation's adjudicated label code (-1: none) and the adjudicating judgment."""
+    columns = _judgment_columns(label_set.adjudications())
+    chosen, codes, _direct = _one_judge(columns, citation_ids, citation_pairs)
+    codes = np.where(codes == NOT_JUDGED_CODE, NO_LABEL, codes)
+    ids = np.where(chosen >= 0, columns[0][np.clip(chosen, 0, None)] if len(columns[0]) else 0, 0)
+    return codes, ids
+
+
+def labels_as_dict(labels: CitationLabels, citation_ids: np.ndarray) -> dict[int, tuple[str, int]]:
+    """citation id -> (label, deciding judgment id), for the paths that handle few citations."""
+    names = {c: label for label, c in LABEL_CODE.items()}
+    return {
+        int(citation_ids[i]): (names[int(labels.codes[i])], int(labels.judgment_ids[i]))
+        for i in np.nonzero(labels.codes >= 0)[0]
+    }
+
+
+def label_set_describe(label_set: LabelSet) -> dict[str, Any]:
+    """What a figure names as its source: the spec, a title, the rule for several judges."""
+    return {"spec": label_set.spec, "title": label_set.title, "rule": label_set.rule, "condition": label_set.condition}

@@ -1,0 +1,160 @@
+"""The paper's tables from NIST's real files, checked against an independent reading of the same files
+(tests/reference/nist_files.py: the standard library only, none of the platform's code).
+
+Data: TREC 2024 RAG Track support judgments by NIST, and Claude Opus 4.8's labels of the same citations
+(castorini/RAGDoll); see ../shared/data/trec-rag-2024/SOURCES.md. Paper: arXiv 2504.15205."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.cache import cache
+
+from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
+from judging.labels import label_set_get
+from metrics.exports import ExportFormat, judgments_export
+from metrics.reports import agreement_report, answer_scores, scores_report
+from metrics.selectors import EVERY_CITATION, scope_for, support_stats
+from tests.reference import nist_files as reference
+from tests.test_metrics_nist import _wipe
+
+pytestmark = pytest.mark.usefixtures("fresh_cache")
+
+
+@pytest.fixture(scope="module")
+def loaded(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():
+        _wipe()
+        for files, condition in ((reference.FROM_SCRATCH, "from_scratch"), (reference.POST_EDIT, "post_edit")):
+            judgments_import(
+                files=files,
+                fmt=JudgmentFormat.NIST,
+                options=JudgmentImportOptions(judge="nist", kind="human", condition=condition),
+            )
+        judgments_import(
+            files=[reference.VERDICTS],
+            fmt=JudgmentFormat.EXCHANGE,
+            options=JudgmentImportOptions(judge="opus-4.8-nist", kind="llm", label_field="opus_nist_label"),
+        )
+        cache.clear()
+        yield
+        _wipe()
+        cache.clear()
+
+
+@pytest.fixture(scope="module")
+def from_scratch_rows():
+    return reference.read_many(reference.FROM_SCRATCH)
+
+
+def _assert_runs_match(report, expected):
+    assert {r.run_id for r in report.rows} == set(expected)
+    for row in report.rows:
+        precision, recall, sentences, topics = expected[row.run_id]
+        assert row.weighted_precision == pytest.approx(precision, abs=1e-9), row.run_id
+        assert row.weighted_recall == pytest.approx(recall, abs=1e-9), row.run_id
+        assert row.mean_sentences == pytest.approx(sentences, abs=1e-9), row.run_id
+        assert row.topics == topics
+
+
+def test_it_gives_all_45_runs_of_table_5_from_the_from_scratch_files(loaded, db, from_scratch_rows):
+    # when
+    report = scores_report(label_set=label_set_get("nist/from_scratch"), scope=scope_for(), resamples=0)
+
+    # then
+    expected = reference.run_scores(from_scratch_rows)
+    assert len(expected) == 45
+    _assert_runs_match(report, expected)
+    neurag = next(r for r in report.rows if r.run_id == "neu.neurag")
+    assert (round(neurag.weighted_precision, 6), round(neurag.weighted_recall, 6)) == (0.643988, 0.397202)
+
+
+def test_it_gives_table_7_from_the_post_edit_file(loaded, db):
+    report = scores_report(label_set=label_set_get("nist/post_edit"), scope=scope_for(), resamples=0)
+
+    expected = reference.run_scores(reference.read_many(reference.POST_EDIT))
+    assert len(report.topics) == 14
+    _assert_runs_match(report, expected)
+
+
+def test_it_counts_in_table_3_exactly_the_labels_the_scores_use(loaded, db, from_scratch_rows):
+    # when
+    nist = label_set_get("nist/from_scratch")
+    (row,) = [r for r in support_stats(scope_for(depth=1)) if r["label_set"] == nist.spec]
+    used = sum(s.judged for s in answer_scores(label_set=nist, scope=scope_for(depth=1)))
+
+    # then
+    counts = reference.table3_counts(from_scratch_rows)
+    assert (row["FS"], row["PS"], row["NS"], row["not_judged"]) == (
+        counts["FS"],
+        counts["PS"],
+        counts["NS"],
+        counts["-1"],
+    )
+    assert row["judged"] == used == counts["judged"] == 6742
+
+
+def test_it_leaves_the_topic_with_unjudged_citations_as_nist_judged_it(loaded, db, from_scratch_rows):
+    # given: neu.neurag on 2024-158677 has three -1 first citations whose pairs neu.neuragfix judged
+    nist = label_set_get("nist/from_scratch")
+
+    # when
+    (score,) = [
+        s
+        for s in answer_scores(label_set=nist, scope=scope_for())
+        if (s.topic_id, s.run_id) == ("2024-158677", "neu.neurag")
+    ]
+
+    # then
+    sentences, judged, precision, recall = reference.answer_scores(from_scratch_rows)[("2024-158677", "neu.neurag")]
+    assert (score.sentences, score.judged) == (sentences, judged) == (17, 9)
+    assert score.precision == pytest.approx(precision, abs=1e-9)
+    assert score.recall == pytest.approx(recall, abs=1e-9)
+
+
+@pytest.mark.parametrize(("unit", "depth"), [("first", 1), ("every", EVERY_CITATION)])
+def test_it_measures_nist_against_opus_in_the_unit_it_names(loaded, db, from_scratch_rows, unit, depth):
+    # when
+    report = agreement_report(
+        a=label_set_get("nist/from_scratch"),
+        b=label_set_get("opus-4.8-nist"),
+        scope=scope_for(depth=depth),
+        resamples=0,
+    )
+
+    # then
+    expected = reference.opus_agreement(reference.VERDICTS, from_scratch_rows, unit=unit)
+    labels = report["labels"]
+    assert labels["n"] == expected["n"]
+    assert labels["matrix"] == expected["confusion"]
+    assert labels["agreement"] == pytest.approx(expected["agreement"], abs=1e-12)
+    assert labels["kappa"] == pytest.approx(expected["kappa"], abs=1e-12)
+    word = "first citations" if unit == "first" else "every citation"
+    assert report["n_label"] == f"{word} both labelled: {expected['n']:,}"
+
+
+def test_it_gives_the_same_scores_after_a_nist_export_and_import(loaded, db):
+    # given
+    nist = label_set_get("nist/from_scratch")
+    before = scores_report(label_set=nist, scope=scope_for(), resamples=0)
+    buffer = io.StringIO()
+    judgments_export(buffer, fmt=ExportFormat.NIST, scope=scope_for(depth=EVERY_CITATION), label_sets=[nist])
+
+    # when
+    path = pytest.importorskip("pathlib").Path(__file__).parent / ".roundtrip-nist.jsonl"
+    try:
+        path.write_text(buffer.getvalue(), encoding="utf-8")
+        judgments_import(
+            files=[path],
+            fmt=JudgmentFormat.NIST,
+            options=JudgmentImportOptions(judge="nist-again", kind="human", condition="from_scratch"),
+        )
+    finally:
+        path.unlink(missing_ok=True)
+    after = scores_report(label_set=label_set_get("nist-again"), scope=scope_for(), resamples=0)
+
+    # then
+    assert [(r.run_id, r.weighted_precision, r.weighted_recall) for r in after.rows] == [
+        (r.run_id, r.weighted_precision, r.weighted_recall) for r in before.rows
+    ]
