@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 from django.contrib.auth.models import Group
-from django.db import connection
 from django.db.models import Case, IntegerField, Max, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce
 
+from assess.arrays import int_columns
 from judging.models import Campaign, Condition, Judge, JudgeKind, Judgment, JudgmentOrigin
 
 LABEL_CODE: dict[str, int] = {"NS": 0, "PS": 1, "FS": 2}  # the ordinal order of metrics.scores.LABELS
@@ -238,14 +238,7 @@ def _judgment_columns(qs: QuerySet[Judgment]) -> list[np.ndarray]:
         .annotate(code=code, platform=platform, citation_or_zero=Coalesce("citation_id", Value(0)))
         .values_list("pk", "judge_id", "citation_or_zero", "pair_id", "code", "platform")
     )
-    sql, params = query.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    if not rows:
-        return [np.zeros(0, dtype=np.int64) for _ in range(6)]
-    table = np.array(rows, dtype=np.int64).reshape(len(rows), 6)
-    return [table[:, i] for i in range(6)]
+    return int_columns(query, 6)
 
 
 def _newest_by(keys: np.ndarray, pks: np.ndarray, wanted: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from django.db import connection
 from django.db.models import Count, Max, Value
 from django.db.models.functions import Coalesce
 
+from assess.arrays import int_columns
 from assess.models import Answer, Citation, Passage, Run, Sentence
 from judging.labels import (
     LABEL_CODE,
@@ -148,13 +149,6 @@ def _rows(qs: Any) -> list[tuple[Any, ...]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
-
-
-def _int_columns(rows: list[tuple[Any, ...]], width: int) -> list[np.ndarray]:
-    if not rows:
-        return [np.zeros(0, dtype=np.int64) for _ in range(width)]
-    table = np.array(rows, dtype=np.int64).reshape(len(rows), width)
-    return [table[:, i] for i in range(width)]
 
 
 @dataclass
@@ -287,13 +281,11 @@ def _material(scope: Scope) -> Material:
     citations_qs = Citation.objects.filter(sentence__answer__in=_answers_in(scope))
     if scope.depth is not None:
         citations_qs = citations_qs.filter(slot__lt=scope.depth)
-    citation_id, answer, sentence_index, slot, passage, sentence, pair = _int_columns(
-        _rows(
-            citations_qs.order_by("sentence__answer_id", "sentence__index", "slot")
-            .annotate(pair_or_zero=Coalesce("stored_pair__pair_id", Value(0)))
-            .values_list(
-                "pk", "sentence__answer_id", "sentence__index", "slot", "passage_id", "sentence_id", "pair_or_zero"
-            )
+    citation_id, answer, sentence_index, slot, passage, sentence, pair = int_columns(
+        citations_qs.order_by("sentence__answer_id", "sentence__index", "slot")
+        .annotate(pair_or_zero=Coalesce("stored_pair__pair_id", Value(0)))
+        .values_list(
+            "pk", "sentence__answer_id", "sentence__index", "slot", "passage_id", "sentence_id", "pair_or_zero"
         ),
         7,
     )

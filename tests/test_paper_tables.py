@@ -7,9 +7,11 @@ Data: TREC 2024 RAG Track support judgments by NIST, and Claude Opus 4.8's label
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from django.core.cache import cache
+from django.core.management import call_command
 
 from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
 from judging.labels import label_set_get
@@ -158,3 +160,29 @@ def test_it_gives_the_same_scores_after_a_nist_export_and_import(loaded, db):
     assert [(r.run_id, r.weighted_precision, r.weighted_recall) for r in after.rows] == [
         (r.run_id, r.weighted_precision, r.weighted_recall) for r in before.rows
     ]
+
+
+def test_the_page_the_api_and_the_command_give_the_same_agreement(loaded, db, client, organizer):
+    # given
+    client.force_login(organizer)
+    query = {"a": "nist/from_scratch", "b": "opus-4.8-nist", "resamples": 50}
+
+    # when
+    api = client.get("/api/metrics/agreement/", query).json()
+    page = client.get("/metrics/export/agreement.json", {"a": query["a"], "b": query["b"]})
+    out = io.StringIO()
+    call_command("agreement", "--a", query["a"], "--b", query["b"], "--resamples", "50", "--format", "json", stdout=out)
+    command = json.loads(out.getvalue())
+
+    # then
+    assert api == command
+    assert api["n_label"] == "first citations both labelled: 6,035"
+    from_page = json.loads(page.content)  # the page's export bootstraps with its default 1000 resamples
+    assert {k: v for k, v in from_page["labels"].items() if k != "kappa_ci"} == {
+        k: v for k, v in api["labels"].items() if k != "kappa_ci"
+    }
+    assert from_page["tau"] == api["tau"]
+    assert from_page["tau_ci"] == api["tau_ci"]
+    html = client.get("/metrics/", {"a": query["a"], "b": query["b"]}).content.decode()
+    assert 'id="agreement-n">6,035<' in html
+    assert "A: nist (human, from scratch)" in html
