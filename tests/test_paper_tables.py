@@ -186,3 +186,34 @@ def test_the_page_the_api_and_the_command_give_the_same_agreement(loaded, db, cl
     html = client.get("/metrics/", {"a": query["a"], "b": query["b"]}).content.decode()
     assert 'id="agreement-n">6,035<' in html
     assert "A: nist (human, from scratch)" in html
+
+
+def test_the_budget_simulation_starts_from_the_full_human_scores_of_table_5(loaded, db, from_scratch_rows):
+    # given
+    from metrics.budget import full_scores
+    from metrics.budget_selectors import budget_population
+
+    population, runs, topics = budget_population(
+        truth=label_set_get("nist/from_scratch"), llm=label_set_get("opus-4.8-nist"), scope=scope_for(depth=1)
+    )
+
+    # when
+    precision = dict(zip(runs, full_scores(population, metric="precision"), strict=True))
+    recall = dict(zip(runs, full_scores(population, metric="recall"), strict=True))
+    out = io.StringIO()
+    call_command(
+        "budget_simulate", "--truth", "nist/from_scratch", "--llm", "opus-4.8-nist", "--budgets", "0.2",
+        "--repeats", "20", "--design", "uniform", "--metric", "precision", "--format", "json", stdout=out,
+    )  # fmt: skip
+    report = json.loads(out.getvalue())
+
+    # then
+    expected = reference.run_scores(from_scratch_rows)
+    assert (len(topics), len(population.answer)) == (22, 6742)
+    for run_id, (p, r, _sentences, _topics) in expected.items():
+        assert precision[run_id] == pytest.approx(p, abs=1e-9)
+        assert recall[run_id] == pytest.approx(r, abs=1e-9)
+    (row,) = report["rows"]
+    assert (row["budget"], row["design"], row["repeats"]) == (0.2, "uniform", 20)
+    assert 0.8 < row["coverage"] <= 1.0
+    assert row["width"] < row["width_human_only"]
