@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -49,6 +50,8 @@ LABEL_SPELLINGS: dict[str, str] = {
 }
 EXCHANGE_REQUIRED = ("topic_id", "run_id", "sentence_index", "citation_slot")
 BATCH_ANSWERS = 500
+# Seconds spent on one label: finite (PostgreSQL stores infinity, which JSON cannot carry) and below a day.
+SECONDS_LIMIT = 24 * 60 * 60
 
 
 @dataclass(frozen=True)
@@ -418,11 +421,11 @@ def _as_seconds(report: ImportReport, file: str, line: int, value: Any) -> float
         return None
     try:
         seconds = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         report.error(file, line, "seconds", f"expected a number, got {value!r}")
         return None
-    if seconds < 0 or seconds != seconds:
-        report.error(file, line, "seconds", f"expected a non-negative number, got {value!r}")
+    if not math.isfinite(seconds) or not 0 <= seconds < SECONDS_LIMIT:
+        report.error(file, line, "seconds", f"expected a number of seconds from 0 to below a day, got {value!r}")
         return None
     return seconds
 

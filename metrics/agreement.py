@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import krippendorff
@@ -37,7 +37,7 @@ class LabelAgreement:
     kappa_ci: tuple[float, float] | None = None  # 95%, items resampled
     alpha_ordinal: float | None = None  # Krippendorff's alpha, ordinal scale NS < PS < FS
     # Per label L: precision = of b's L, the share a calls L; recall = of a's L, the share b calls L.
-    per_label: dict[str, dict[str, float | int | None]] | None = None
+    per_label: dict[str, dict[str, float | int | None]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -83,6 +83,8 @@ def kappa_interval(
         return None
     tail = (1.0 - level) / 2.0 * 100.0
     low, high = np.percentile(kappas, [tail, 100.0 - tail])
+    # κ's resampling distribution is skewed when agreement is near chance or one label dominates, so with few
+    # items its percentiles can both fall on one side of κ; the page prints κ with its interval, which must hold it.
     return (min(float(low), kappa), max(float(high), kappa))
 
 

@@ -21,9 +21,9 @@ from rest_framework.views import APIView
 from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import_uploads
 from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_get
 from judging.models import Condition, JudgeKind
-from metrics.exports import ExportFormat, judgments_export, scores_csv
-from metrics.reports import agreement_report, scores_report
-from metrics.selectors import EVERY_CITATION, Scope, scope_for, support_stats
+from metrics.exports import ExportFormat, judgments_export, scores_csv, topic_scores_csv
+from metrics.reports import agreement_report, scores_report, topic_scores_report
+from metrics.selectors import EVERY_CITATION, QRELS_LEVEL_HELP, QrelsLevel, Scope, scope_for, support_stats
 
 
 class LabelSetField(serializers.CharField):
@@ -51,6 +51,9 @@ class ScoresInputSerializer(ScopeInputSerializer):
     resamples = serializers.IntegerField(required=False, min_value=0, max_value=10000, default=1000)
     seed = serializers.IntegerField(required=False, default=20241025)
     fmt = serializers.ChoiceField(choices=["json", "csv"], required=False, default="json")
+    per_topic = serializers.BooleanField(
+        required=False, default=False, help_text="one row per (run, topic) of the set's judged topics instead"
+    )
 
 
 class AgreementInputSerializer(ScopeInputSerializer):
@@ -63,6 +66,9 @@ class AgreementInputSerializer(ScopeInputSerializer):
 class ExportInputSerializer(ScopeInputSerializer):
     fmt = serializers.ChoiceField(choices=ExportFormat.CHOICES, default=ExportFormat.CSV)
     labels = serializers.ListField(child=LabelSetField(), required=False)
+    level = serializers.ChoiceField(
+        choices=QrelsLevel.CHOICES, default=QrelsLevel.SENTENCE, help_text="qrels only: " + QRELS_LEVEL_HELP
+    )
 
 
 class ImportInputSerializer(serializers.Serializer[dict[str, Any]]):
@@ -98,8 +104,11 @@ class ScoresApi(APIView):
 
     @extend_schema(parameters=[ScoresInputSerializer], responses={200: dict})
     def get(self, request: Request) -> Response | HttpResponse:
-        """Every run's weighted precision and recall for one label set, with 95% topic-bootstrap intervals."""
+        """Every run's weighted precision and recall for one label set, with 95% topic-bootstrap intervals;
+        with `per_topic=true`, one row per (run, topic) instead, whose means are the run scores."""
         data = _query(request, ScoresInputSerializer)
+        if data["per_topic"]:
+            return self._per_topic(data)
         try:
             report = scores_report(
                 label_set=data["labels"], scope=_scope(data), resamples=data["resamples"], seed=data["seed"]
@@ -109,6 +118,17 @@ class ScoresApi(APIView):
         if data["fmt"] == "csv":
             buffer = io.StringIO()
             scores_csv(buffer, [report], intervals=data["resamples"] > 0)
+            return HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+        return Response(report.as_dict())
+
+    def _per_topic(self, data: dict[str, Any]) -> Response | HttpResponse:
+        try:
+            report = topic_scores_report(label_set=data["labels"], scope=_scope(data))
+        except ValueError as exc:
+            return _bad_request(exc)
+        if data["fmt"] == "csv":
+            buffer = io.StringIO()
+            topic_scores_csv(buffer, [report])
             return HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
         return Response(report.as_dict())
 
@@ -154,10 +174,11 @@ class JudgmentsExportApi(APIView):
                 "labels", str, many=True, description="label sets to export (repeatable; default every one-judge set)"
             ),
         ],
-        responses={(200, "text/csv"): str, (200, "application/x-ndjson"): str},
+        responses={(200, "text/csv"): str, (200, "application/x-ndjson"): str, (200, "text/plain"): str},
     )
     def get(self, request: Request) -> HttpResponse | Response:
-        """The exchange file (csv, jsonl) or NIST-style JSONL (one label set); every citation by default."""
+        """The exchange file (csv, jsonl), NIST-style JSONL or trec_eval qrels (`fmt=qrels`, `level=sentence|topic`;
+        one label set each); every citation by default."""
         data = _query(request, ExportInputSerializer)
         buffer = io.StringIO()
         try:
@@ -166,10 +187,13 @@ class JudgmentsExportApi(APIView):
                 fmt=data["fmt"],
                 scope=_scope(data, default_depth=EVERY_CITATION),
                 label_sets=data.get("labels") or None,
+                qrels_level=data["level"],
             )
         except ValueError as exc:
             return _bad_request(exc)
-        content_type = "text/csv" if data["fmt"] == ExportFormat.CSV else "application/x-ndjson"
+        content_type = {ExportFormat.CSV: "text/csv", ExportFormat.QRELS: "text/plain"}.get(
+            data["fmt"], "application/x-ndjson"
+        )
         return HttpResponse(buffer.getvalue(), content_type=f"{content_type}; charset=utf-8")
 
 

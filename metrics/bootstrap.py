@@ -19,6 +19,7 @@ DEFAULT_SEED = 20241025
 MIN_TOPICS = 5
 RUN_INTERVAL_METHOD = "topic bootstrap (scipy.stats.bootstrap, percentile)"
 TAU_INTERVAL_METHOD = "delete-one-topic jackknife"
+TIE_DECIMALS = 12  # leave-one-out run means equal to this many decimals are tied for τ
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ NO_INTERVAL = Interval(None, None)
 
 
 def _holding(low: float, high: float, estimate: float) -> Interval:
+    # Degenerate data (a constant run, whose resampled means can differ from its mean in the last bit) can
+    # leave the estimate just outside, and an interval printed beside its estimate must hold it.
     return Interval(min(float(low), estimate), max(float(high), estimate))
 
 
@@ -72,12 +75,15 @@ def tau_interval(
     runs, topics = per_topic_a.shape
     if runs < 2 or topics < MIN_TOPICS or resamples <= 0:
         return NO_INTERVAL
-    tau = kendall_tau_b_rows(per_topic_a.mean(axis=1)[None, :], per_topic_b.mean(axis=1)[None, :])[0]
+    # The centre is scipy's τ of the run means, the very figure the pages print beside the interval (the
+    # vectorised τ below can differ from it in the last bit).
+    tau = float(stats.kendalltau(per_topic_a.sum(axis=1) / topics, per_topic_b.sum(axis=1) / topics).statistic)
     if np.isnan(tau):
         return NO_INTERVAL
-    # Each topic left out in turn: the run means over the other topics.
-    left_out_a = (per_topic_a.sum(axis=1)[None, :] - per_topic_a.T) / (topics - 1)
-    left_out_b = (per_topic_b.sum(axis=1)[None, :] - per_topic_b.T) / (topics - 1)
+    # Each topic left out in turn: the run means over the other topics. Rounded, because τ turns on exact
+    # ties, and two runs with equal means over the other topics can differ in the last bits after subtracting.
+    left_out_a = np.round((per_topic_a.sum(axis=1)[None, :] - per_topic_a.T) / (topics - 1), TIE_DECIMALS)
+    left_out_b = np.round((per_topic_b.sum(axis=1)[None, :] - per_topic_b.T) / (topics - 1), TIE_DECIMALS)
     taus = kendall_tau_b_rows(left_out_a, left_out_b)
     taus = taus[~np.isnan(taus)]
     if taus.size < 2:
@@ -85,7 +91,7 @@ def tau_interval(
     n = taus.size
     se = float(np.sqrt((n - 1) / n * np.sum((taus - taus.mean()) ** 2)))
     z = float(stats.norm.ppf(0.5 + level / 2.0))
-    return _holding(max(-1.0, tau - z * se), min(1.0, tau + z * se), float(tau))
+    return _holding(max(-1.0, tau - z * se), min(1.0, tau + z * se), tau)
 
 
 def kendall_tau_b_rows(a: np.ndarray, b: np.ndarray, *, batch: int = 64) -> np.ndarray:

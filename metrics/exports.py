@@ -1,5 +1,5 @@
-"""Writers for the exports (DESIGN §7): the judgments exchange file as CSV or JSONL, NIST-style JSONL, the
-per-run scores CSV and the agreement JSON. Commands, pages and the API all write through these."""
+"""Writers for the exports (DESIGN §7): the judgments exchange file as CSV or JSONL, NIST-style JSONL,
+`trec_eval` qrels, the per-run and per-(run, topic) scores CSV and the agreement JSON. Commands, pages and the API all write through these."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from judging.labels import LabelSet, LabelSetKind, label_sets_available
-from metrics.reports import SCORE_COLUMNS, ScoresReport
-from metrics.selectors import EXCHANGE_COLUMNS, Scope, exchange_rows, nist_rows
+from metrics.csvsafe import csv_safe_cell
+from metrics.reports import SCORE_COLUMNS, TOPIC_SCORE_COLUMNS, ScoresReport, TopicScoresReport
+from metrics.selectors import EXCHANGE_COLUMNS, QrelsLevel, Scope, exchange_rows, nist_rows, qrels_rows
 
 
 class Writable(Protocol):
@@ -21,22 +22,33 @@ class ExportFormat:
     CSV = "csv"
     JSONL = "jsonl"
     NIST = "nist"
-    CHOICES = (CSV, JSONL, NIST)
+    QRELS = "qrels"
+    CHOICES = (CSV, JSONL, NIST, QRELS)
+    ONE_SET = (NIST, QRELS)
 
 
 def _cell(value: Any) -> Any:
-    return "" if value is None else value
+    return csv_safe_cell(value)
 
 
-def judgments_export(out: Writable, *, fmt: str, scope: Scope, label_sets: Iterable[LabelSet] | None = None) -> int:
-    """Write the labels of the given sets in one of the formats; returns the number of rows (NIST: answers)
-    written. Each row names its label set. NIST-style output holds exactly one set; the exchange file holds
-    every one-judge set when none is given."""
+def judgments_export(
+    out: Writable,
+    *,
+    fmt: str,
+    scope: Scope,
+    label_sets: Iterable[LabelSet] | None = None,
+    qrels_level: str = QrelsLevel.SENTENCE,
+) -> int:
+    """Write the labels of the given sets in one of the formats; returns the number of rows (NIST: answers;
+    qrels: lines) written. Each exchange and NIST row names its label set. NIST-style output and qrels hold
+    exactly one set; the exchange file holds every one-judge set when none is given."""
     sets = list(label_sets or [])
     count = 0
+    if fmt in ExportFormat.ONE_SET and len(sets) != 1:
+        raise ValueError("NIST-style JSONL and qrels hold one label set's labels: name exactly one")
+    if fmt == ExportFormat.QRELS:
+        return qrels_write(out, qrels_rows(scope=scope, label_set=sets[0], level=qrels_level))
     if fmt == ExportFormat.NIST:
-        if len(sets) != 1:
-            raise ValueError("the NIST format holds one label set's labels: name exactly one")
         for row in nist_rows(scope=scope, label_set=sets[0]):
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             count += 1
@@ -68,6 +80,34 @@ def scores_csv(out: Writable, reports: Iterable[ScoresReport], *, intervals: boo
         for row in report.rows:
             values = row.as_dict()
             writer.writerow([_fmt(values[c]) for c in columns])
+
+
+def topic_scores_csv(out: Writable, reports: Iterable[TopicScoresReport]) -> int:
+    """One row per (run, topic) of each report; figures in full precision (`repr`), so that the mean of a
+    run's rows is its run score exactly. Returns the number of rows."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(TOPIC_SCORE_COLUMNS)
+    count = 0
+    for report in reports:
+        for row in report.rows:
+            values = row.as_dict()
+            writer.writerow(
+                [repr(v) if isinstance(v, float) else _cell(v) for v in map(values.get, TOPIC_SCORE_COLUMNS)]
+            )
+            count += 1
+    return count
+
+
+def qrels_write(out: Writable, rows: Iterable[tuple[str, str, int]]) -> int:
+    """`trec_eval` qrels lines `qid 0 docid grade`, no header; returns the number of lines. The fields are
+    separated by spaces, so an id holding white space is refused before anything is written."""
+    lines = list(rows)
+    for qid, docid, _grade in lines:
+        if qid.split() != [qid] or docid.split() != [docid]:
+            raise ValueError(f"a qrels id cannot hold white space: {qid!r} {docid!r}")
+    for qid, docid, grade in lines:
+        out.write(f"{qid} 0 {docid} {grade}\n")
+    return len(lines)
 
 
 def _fmt(value: Any) -> Any:

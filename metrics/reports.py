@@ -6,7 +6,7 @@ judgment (see `selectors.cached`).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -323,3 +323,78 @@ def _self_consistency(labels: CitationLabels) -> agreement_fns.SelfConsistency:
     """How often the set's own labels of one pair differ between the citations (runs) in scope it labelled."""
     own = labels.direct & labels.labelled & (labels.pair_ids > 0)
     return agreement_fns.self_consistency_arrays(labels.pair_ids[own], labels.codes[own])
+
+
+# --- per-topic scores (what `trec_eval -q` users expect) ------------------------------------------------
+
+TOPIC_SCORE_COLUMNS = (
+    "run_id",
+    "topic_id",
+    "label_set",
+    "weighted_precision",
+    "weighted_recall",
+    "sentences",
+    "judged_citations",
+)
+
+
+@dataclass(frozen=True)
+class TopicScoreRow:
+    run_id: str
+    topic_id: str
+    label_set: str
+    weighted_precision: float
+    weighted_recall: float
+    sentences: int
+    judged_citations: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class TopicScoresReport:
+    label_set: dict[str, Any]
+    depth: int | None
+    topics: list[str]
+    rows: list[TopicScoreRow]  # by run, then topic
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "label_set": self.label_set,
+            "depth": self.depth,
+            "unit": depth_unit(self.depth),
+            "topics": self.topics,
+            "columns": list(TOPIC_SCORE_COLUMNS),
+            "rows": [r.as_dict() for r in self.rows],
+        }
+
+
+def topic_scores_report(*, label_set: LabelSet, scope: Scope) -> TopicScoresReport:
+    """One row per (run, topic) over the set's judged topics, the very figures a run score is the mean of: a
+    topic the run did not answer is there with 0 and no sentences, as the run score counts it."""
+    key = f"topic-scores:{scope.key}:{label_set.key}"
+    return cached(key, lambda: _topic_scores_report(label_set, scope))  # type: ignore[no-any-return]
+
+
+def _topic_scores_report(label_set: LabelSet, scope: Scope) -> TopicScoresReport:
+    material = material_get(scope)
+    _, support = _support(label_set, material)
+    topics = _judged_topics(material, support)
+    matrix = _matrix(support, material, topics)
+    # The judged counts go through the same placement as the scores (0 where the run did not answer).
+    judged = _matrix(replace(support, precision=support.judged.astype(float)), material, topics).precision
+    rows = [
+        TopicScoreRow(
+            run_id=run_id,
+            topic_id=topic_id,
+            label_set=label_set.spec,
+            weighted_precision=float(matrix.precision[i, j]),
+            weighted_recall=float(matrix.recall[i, j]),
+            sentences=int(matrix.sentences[i, j]),
+            judged_citations=int(judged[i, j]),
+        )
+        for i, run_id in enumerate(matrix.runs)
+        for j, topic_id in enumerate(matrix.topics)
+    ]
+    return TopicScoresReport(label_set_describe(label_set), scope.depth, topics, rows)

@@ -611,3 +611,46 @@ def nist_rows(*, scope: Scope, label_set: LabelSet) -> Iterator[dict[str, Any]]:
                     for i, text in enumerate(texts.get(answer_id, []))
                 ],
             }
+
+
+# --- trec_eval qrels --------------------------------------------------------------------------------
+
+
+class QrelsLevel:
+    SENTENCE = "sentence"
+    TOPIC = "topic"
+    CHOICES = (SENTENCE, TOPIC)
+
+
+QRELS_LEVEL_HELP = (
+    "sentence: qid topic_id/run_id/sentence_index, docid the cited passage, grade 2 FS, 1 PS, 0 NS; "
+    "topic: qid topic_id, docid the passage, grade the highest any labelled citation of that passage in the "
+    "topic got. Only labelled citations (not judged, ties and unlabelled ones are left out)"
+)
+
+
+def qrels_rows(*, scope: Scope, label_set: LabelSet, level: str) -> list[tuple[str, str, int]]:
+    """(qid, docid, grade) of one label set's labelled citations, sorted; see `QRELS_LEVEL_HELP`. A (qid,
+    docid) that several citations give (one passage cited twice in a sentence, or in several sentences or
+    runs of a topic) gets the highest of their grades."""
+    if level not in QrelsLevel.CHOICES:
+        raise ValueError(f"unknown qrels level {level!r}: {' or '.join(QrelsLevel.CHOICES)}")
+    material = material_get(scope)
+    labels = labels_get(label_set, material)
+    labelled = np.flatnonzero(labels.labelled)
+    passage_ids = _passage_ids({int(p) for p in material.citation_passage[labelled]})
+    best: dict[tuple[str, str, int, str], int] = {}
+    for position in labelled.tolist():
+        topic_id, run_id, _ = material.answers[int(material.citation_answer[position])]
+        key = (
+            (topic_id, run_id, int(material.citation_sentence_index[position]))
+            if level == QrelsLevel.SENTENCE
+            else (topic_id, "", -1)
+        ) + (passage_ids[int(material.citation_passage[position])],)
+        grade = int(NIST_SUPPORT_CODE[LABELS[int(labels.codes[position])]])  # NIST's grades: FS 2, PS 1, NS 0
+        if grade > best.get(key, -1):
+            best[key] = grade
+    return [
+        (f"{topic_id}/{run_id}/{index}" if level == QrelsLevel.SENTENCE else topic_id, docid, grade)
+        for (topic_id, run_id, index, docid), grade in sorted(best.items())
+    ]

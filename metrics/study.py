@@ -18,6 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from judging.study_selectors import StudyRow, StudyTable
 from metrics.agreement import label_agreement
+from metrics.csvsafe import csv_safe_cell
 
 LABEL_ORDER = ("FS", "PS", "NS")
 LABEL_TITLES = {"FS": "Full support", "PS": "Partial support", "NS": "No support"}
@@ -152,20 +153,19 @@ def study_csv(table: StudyTable) -> str:
     header = [*CSV_BASE, *(f"label:{c.name}" for c in columns), "independent_assessor"]
     writer.writerow(header)
     for r in table.rows:
-        writer.writerow(
-            [
-                r.topic_id,
-                r.order,
-                r.pair_id,
-                r.run_id,
-                r.sentence_index,
-                r.citation_slot,
-                r.passage_id,
-                r.sentence,
-                *(getattr(r, c.key) for c in columns),
-                r.independent_judge,
-            ]
-        )
+        cells = [
+            r.topic_id,
+            r.order,
+            r.pair_id,
+            r.run_id,
+            r.sentence_index,
+            r.citation_slot,
+            r.passage_id,
+            r.sentence,
+            *(getattr(r, c.key) for c in columns),
+            r.independent_judge,
+        ]
+        writer.writerow([csv_safe_cell(c) for c in cells])
     return out.getvalue()
 
 

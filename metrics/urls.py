@@ -10,6 +10,7 @@ urlpatterns: list[URLPattern] = [
     path("metrics/topics/<str:topic_id>/", views.topic, name="topic"),
     path("metrics/export/judgments/<str:fmt>/", views.export_judgments, name="export-judgments"),
     path("metrics/export/scores.csv", views.export_scores, name="export-scores"),
+    path("metrics/export/topic-scores.csv", views.export_topic_scores, name="export-topic-scores"),
     path("metrics/export/agreement.json", views.export_agreement, name="export-agreement"),
     path("metrics/import/", views.upload, name="upload"),
 ]

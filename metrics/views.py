@@ -19,10 +19,10 @@ from judging.imports import judgments_import_uploads
 from judging.labels import LabelSet, LabelSetKind, label_set_get, label_sets_available
 from judging.models import Campaign, Condition, JudgeKind
 from metrics import plots
-from metrics.exports import ExportFormat, agreement_json, judgments_export, scores_csv
+from metrics.exports import ExportFormat, agreement_json, judgments_export, scores_csv, topic_scores_csv
 from metrics.forms import JudgmentUploadForm, MetricsFilterForm
-from metrics.reports import ScoreRow, agreement_report, scores_report
-from metrics.selectors import EVERY_CITATION, Scope, disagreements, scope_for, support_stats
+from metrics.reports import ScoreRow, agreement_report, scores_report, topic_scores_report
+from metrics.selectors import EVERY_CITATION, QrelsLevel, Scope, disagreements, scope_for, support_stats
 
 SORTABLE = {
     "run_id": lambda r: r["run_id"],
@@ -228,17 +228,21 @@ def export_judgments(request: HttpRequest, fmt: str) -> HttpResponse:
         return HttpResponse("unknown format", status=404, content_type="text/plain")
     if _problem(form):
         return HttpResponse(_problem(form), status=400, content_type="text/plain")
+    level = request.GET.get("level") or QrelsLevel.SENTENCE
     buffer = io.StringIO()
     try:
         scope = scope_for(campaign=choice.campaign or None, depth=choice.depth or EVERY_CITATION)
         sets = [label_set_get(spec) for spec in request.GET.getlist("labels")] or list(choice.sets())
-        judgments_export(buffer, fmt=fmt, scope=scope, label_sets=sets)
+        judgments_export(buffer, fmt=fmt, scope=scope, label_sets=sets, qrels_level=level)
     except ValueError as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain")
-    extension = "csv" if fmt == ExportFormat.CSV else "jsonl"
-    content_type = "text/csv" if fmt == ExportFormat.CSV else "application/x-ndjson"
+    extension, content_type = {
+        ExportFormat.CSV: ("csv", "text/csv"),
+        ExportFormat.QRELS: ("txt", "text/plain"),
+    }.get(fmt, ("jsonl", "application/x-ndjson"))
+    name = f"qrels-{level}" if fmt == ExportFormat.QRELS else f"judgments-{fmt}"
     response = HttpResponse(buffer.getvalue(), content_type=f"{content_type}; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="judgments-{fmt}.{extension}"'
+    response["Content-Disposition"] = f'attachment; filename="{name}.{extension}"'
     return response
 
 
@@ -258,6 +262,27 @@ def export_scores(request: HttpRequest) -> HttpResponse:
     scores_csv(buffer, reports if choice.a != choice.b else reports[:1], intervals=True)
     response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="scores.csv"'
+    return response
+
+
+@require_GET
+@organizer_required
+def export_topic_scores(request: HttpRequest) -> HttpResponse:
+    """Per (run, topic) scores of the sets named by `labels`, else of A and B."""
+    choice, form = _choice(request)
+    if _problem(form):
+        return HttpResponse(_problem(form), status=400, content_type="text/plain")
+    try:
+        scope = choice.scope()
+        sets = [label_set_get(spec) for spec in request.GET.getlist("labels")] or list(choice.sets())
+        unique = list({s.spec: s for s in sets}.values())
+        reports = [topic_scores_report(label_set=s, scope=scope) for s in unique]
+    except ValueError as exc:
+        return HttpResponse(str(exc), status=400, content_type="text/plain")
+    buffer = io.StringIO()
+    topic_scores_csv(buffer, reports)
+    response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="topic-scores.csv"'
     return response
 
 

@@ -1,20 +1,22 @@
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from metrics.exports import ExportFormat, judgments_export
+from metrics.exports import ExportFormat, Writable, judgments_export
 from metrics.management.commands._common import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
-from metrics.selectors import EVERY_CITATION
+from metrics.selectors import EVERY_CITATION, QRELS_LEVEL_HELP, QrelsLevel
 
 
 class Command(BaseCommand):
     help = (
         "Export labels: the exchange file (csv or jsonl: each label set's label of each citation, with the set "
-        "named in each row) or NIST-style JSONL (one label set). OUT `-` writes to standard output. Importing "
-        "the file back gives the same scores."
+        "named in each row), NIST-style JSONL (one label set) or trec_eval qrels `qid 0 docid grade` (one label "
+        "set, no header; see --qrels-level). OUT `-` writes to standard output; a failed export leaves no file. "
+        "Importing the exchange or NIST file back gives the same scores."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -27,6 +29,9 @@ class Command(BaseCommand):
             action="append",
             help=LABEL_SET_HELP + " (repeatable; default: every one-judge set)",
         )
+        parser.add_argument(
+            "--qrels-level", choices=QrelsLevel.CHOICES, default=QrelsLevel.SENTENCE, help=QRELS_LEVEL_HELP
+        )
         add_scope_arguments(parser, depth_default="every citation")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -34,12 +39,26 @@ class Command(BaseCommand):
             options["depth"] = EVERY_CITATION
         scope = scope_from(options)
         sets = [label_set_from(spec) for spec in options["labels"] or []]
+
+        def export(out: Writable) -> int:
+            return judgments_export(
+                out, fmt=options["format"], scope=scope, label_sets=sets, qrels_level=options["qrels_level"]
+            )
+
         try:
             if options["out"] == "-":
-                n = judgments_export(sys.stdout, fmt=options["format"], scope=scope, label_sets=sets)
+                n = export(sys.stdout)
             else:
-                with open(options["out"], "w", encoding="utf-8", newline="") as out:
-                    n = judgments_export(out, fmt=options["format"], scope=scope, label_sets=sets)
+                # Written beside OUT and moved into place when complete: a failed export leaves no file.
+                partial = f"{options['out']}.partial"
+                try:
+                    with open(partial, "w", encoding="utf-8", newline="") as out:
+                        n = export(out)
+                    os.replace(partial, options["out"])
+                finally:
+                    if os.path.exists(partial):
+                        os.remove(partial)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
-        self.stderr.write(f"wrote {n} {'answers' if options['format'] == ExportFormat.NIST else 'rows'}")
+        unit = {ExportFormat.NIST: "answers", ExportFormat.QRELS: "qrels lines"}.get(options["format"], "rows")
+        self.stderr.write(f"wrote {n} {unit}")

@@ -5,15 +5,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from metrics.exports import scores_csv
+from metrics.exports import scores_csv, topic_scores_csv
 from metrics.management.commands._common import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
-from metrics.reports import depth_unit, interval_note, scores_report
+from metrics.reports import TopicScoresReport, depth_unit, interval_note, scores_report, topic_scores_report
 
 
 class Command(BaseCommand):
     help = (
         "Weighted support precision and recall per run for one label set, sorted by precision, as the paper's "
-        "Tables 5-8."
+        "Tables 5-8. --per-topic: one row per (run, topic) of the set's judged topics instead (a topic the run "
+        "did not answer with 0 and no sentences), sorted by run then topic; a run's score is the mean of its rows."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -22,9 +23,17 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["table", "csv", "json"], default="table")
         parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)")
         parser.add_argument("--seed", type=int, default=20241025)
+        parser.add_argument(
+            "--per-topic",
+            action="store_true",
+            help="per (run, topic): weighted_precision, weighted_recall, sentences, judged_citations",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         scope = scope_from(options)
+        if options["per_topic"]:
+            self._per_topic(topic_scores_report(label_set=label_set_from(options["labels"]), scope=scope), options)
+            return
         report = scores_report(
             label_set=label_set_from(options["labels"]),
             scope=scope,
@@ -52,6 +61,29 @@ class Command(BaseCommand):
                 f"{r.run_id:<{width}}  {r.group[:14]:<14} {r.task:<4} {r.judge[:14]:<14} {r.weighted_precision:7.3f} "
                 f"{_ci(r.precision_low, r.precision_high):>15} {r.weighted_recall:8.3f} "
                 f"{_ci(r.recall_low, r.recall_high):>15} {r.mean_sentences:6.2f} {r.topics:6d}"
+            )
+
+    def _per_topic(self, report: TopicScoresReport, options: dict[str, Any]) -> None:
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(report.as_dict(), indent=2))
+            return
+        if options["format"] == "csv":
+            topic_scores_csv(self.stdout, [report])
+            return
+        self.stdout.write(
+            f"labels {report.label_set['title']}  [{report.label_set['spec']}]  unit: {depth_unit(report.depth)}  "
+            f"{len(report.topics)} judged topics"
+        )
+        run_width = max([len(r.run_id) for r in report.rows] + [6])
+        topic_width = max([len(r.topic_id) for r in report.rows] + [8])
+        self.stdout.write(
+            f"{'run_id':<{run_width}}  {'topic_id':<{topic_width}} {'w.prec':>7} {'w.recall':>8} {'#sent':>6} "
+            f"{'judged':>6}"
+        )
+        for r in report.rows:
+            self.stdout.write(
+                f"{r.run_id:<{run_width}}  {r.topic_id:<{topic_width}} {r.weighted_precision:7.3f} "
+                f"{r.weighted_recall:8.3f} {r.sentences:6d} {r.judged_citations:6d}"
             )
 
 
