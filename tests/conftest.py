@@ -104,3 +104,18 @@ def fresh_cache() -> Iterator[None]:
     cache.clear()
     yield
     cache.clear()
+
+
+def nist_excerpts_import(data_dir: Path) -> Any:
+    """NIST's from-scratch labels (judge `nist`) of the two excerpt topics, with the answers they describe."""
+    from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
+
+    excerpts = data_dir / "excerpts"
+    return judgments_import(
+        files=[
+            excerpts / "final.citation_judgments_without_prediction.20241025.excerpt.jsonl",
+            excerpts / "final.citation_judgments_Webassess.20241031.excerpt.jsonl",
+        ],
+        fmt=JudgmentFormat.NIST,
+        options=JudgmentImportOptions(judge="nist", kind="human", condition="from_scratch"),
+    )

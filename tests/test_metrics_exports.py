@@ -9,26 +9,19 @@ import json
 import pytest
 from django.core.management import call_command
 
-from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
+from judging.imports import JudgmentImportOptions, judgments_import
 from judging.labels import label_set_get
 from metrics.exports import scores_csv
 from metrics.reports import SCORE_COLUMNS, scores_report
 from metrics.selectors import EXCHANGE_COLUMNS, scope_for
+from tests.conftest import nist_excerpts_import
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 
 @pytest.fixture
 def excerpt_labels(db, data_dir):
-    excerpts = data_dir / "excerpts"
-    judgments_import(
-        files=[
-            excerpts / "final.citation_judgments_without_prediction.20241025.excerpt.jsonl",
-            excerpts / "final.citation_judgments_Webassess.20241031.excerpt.jsonl",
-        ],
-        fmt=JudgmentFormat.NIST,
-        options=JudgmentImportOptions(judge="nist", kind="human", condition="from_scratch"),
-    )
+    nist_excerpts_import(data_dir)
 
 
 def scores(judge, depth=1):

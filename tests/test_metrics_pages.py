@@ -10,7 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
 from judging.models import Judgment
-from tests.conftest import PASSWORD, browser_login
+from tests.conftest import PASSWORD, browser_login, nist_excerpts_import
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")
 
@@ -21,14 +21,7 @@ ZEPH = "IITD-IRL.zeph_test_rag_rrf_expand_query"
 def two_judges(db, data_dir):
     """NIST's labels and Opus's for the excerpt topics (runs from the NIST excerpts)."""
     excerpts = data_dir / "excerpts"
-    judgments_import(
-        files=[
-            excerpts / "final.citation_judgments_without_prediction.20241025.excerpt.jsonl",
-            excerpts / "final.citation_judgments_Webassess.20241031.excerpt.jsonl",
-        ],
-        fmt=JudgmentFormat.NIST,
-        options=JudgmentImportOptions(judge="nist", kind="human", condition="from_scratch"),
-    )
+    nist_excerpts_import(data_dir)
     judgments_import(
         files=[excerpts / "opus48_nist_verdicts.excerpt.jsonl"],
         fmt=JudgmentFormat.EXCHANGE,

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
 from judging.labels import label_set_get
 from metrics.reports import TOPIC_SCORE_COLUMNS, scores_report, topic_scores_report
 from metrics.selectors import scope_for
+from tests.conftest import nist_excerpts_import
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")
 
@@ -25,14 +25,7 @@ ANSWERED, UNANSWERED = "2024-32912", "2024-142395"
 def excerpt_labels(db, data_dir):
     """NIST's labels of ten runs on two topics, and a baseline run that answers one of them, unjudged."""
     excerpts = data_dir / "excerpts"
-    judgments_import(
-        files=[
-            excerpts / "final.citation_judgments_without_prediction.20241025.excerpt.jsonl",
-            excerpts / "final.citation_judgments_Webassess.20241031.excerpt.jsonl",
-        ],
-        fmt=JudgmentFormat.NIST,
-        options=JudgmentImportOptions(judge="nist", kind="human", condition="from_scratch"),
-    )
+    nist_excerpts_import(data_dir)
     call_command(
         "import_runs",
         str(excerpts / f"{BASELINE}.excerpt.jsonl.fixed"),
