@@ -310,11 +310,11 @@ class Study(models.Model):
     """The disagreement study (DESIGN §6): pairs sampled per topic where judge `a` and judge `b` disagree,
     re-judged blind by independent assessors (`adjudication` assignments) and optionally a second LLM judge.
 
-    `a` and `b` are judge selections as the metrics read them: a judge name, or `human` (every human judge)."""
+    `a` and `b` are label sets as `judging.labels` names them (`nist/from_scratch`, `campaign:NAME/from_scratch`)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="studies")
-    a = models.CharField(max_length=128, help_text="The first judge: a judge name, or `human` (all human judges).")
-    b = models.CharField(max_length=128, help_text="The second judge, usually an LLM judge.")
+    a = models.CharField(max_length=128, help_text="The first label set, usually human (e.g. nist/from_scratch).")
+    b = models.CharField(max_length=128, help_text="The second label set, usually an LLM judge's.")
     per_topic = models.PositiveIntegerField(default=15)
     seed = models.IntegerField(default=0)
     second_judge = models.ForeignKey(
