@@ -93,6 +93,17 @@ def _problem(form: MetricsFilterForm) -> str:
     return "; ".join(f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items())
 
 
+def _refused(message: str) -> HttpResponse:
+    """An export that cannot be made: 400 with what is wrong, in words."""
+    return HttpResponse(message, status=400, content_type="text/plain")
+
+
+def _download(buffer: io.StringIO, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(buffer.getvalue(), content_type=f"{content_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
 def _choice(request: HttpRequest) -> tuple[Choice, MetricsFilterForm]:
     form = MetricsFilterForm(request.GET or None)
     data = form.cleaned_data if form.is_valid() else {}
@@ -227,7 +238,7 @@ def export_judgments(request: HttpRequest, fmt: str) -> HttpResponse:
     if fmt not in ExportFormat.CHOICES:
         return HttpResponse("unknown format", status=404, content_type="text/plain")
     if _problem(form):
-        return HttpResponse(_problem(form), status=400, content_type="text/plain")
+        return _refused(_problem(form))
     level = request.GET.get("level") or QrelsLevel.SENTENCE
     buffer = io.StringIO()
     try:
@@ -235,15 +246,13 @@ def export_judgments(request: HttpRequest, fmt: str) -> HttpResponse:
         sets = [label_set_get(spec) for spec in request.GET.getlist("labels")] or list(choice.sets())
         judgments_export(buffer, fmt=fmt, scope=scope, label_sets=sets, qrels_level=level)
     except ValueError as exc:
-        return HttpResponse(str(exc), status=400, content_type="text/plain")
+        return _refused(str(exc))
     extension, content_type = {
         ExportFormat.CSV: ("csv", "text/csv"),
         ExportFormat.QRELS: ("txt", "text/plain"),
     }.get(fmt, ("jsonl", "application/x-ndjson"))
     name = f"qrels-{level}" if fmt == ExportFormat.QRELS else f"judgments-{fmt}"
-    response = HttpResponse(buffer.getvalue(), content_type=f"{content_type}; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}.{extension}"'
-    return response
+    return _download(buffer, content_type, f"{name}.{extension}")
 
 
 @require_GET
@@ -251,18 +260,16 @@ def export_judgments(request: HttpRequest, fmt: str) -> HttpResponse:
 def export_scores(request: HttpRequest) -> HttpResponse:
     choice, form = _choice(request)
     if _problem(form):
-        return HttpResponse(_problem(form), status=400, content_type="text/plain")
+        return _refused(_problem(form))
     try:
         scope = choice.scope()
         set_a, set_b = choice.sets()
         reports = [scores_report(label_set=set_a, scope=scope), scores_report(label_set=set_b, scope=scope)]
     except ValueError as exc:
-        return HttpResponse(str(exc), status=400, content_type="text/plain")
+        return _refused(str(exc))
     buffer = io.StringIO()
     scores_csv(buffer, reports if choice.a != choice.b else reports[:1], intervals=True)
-    response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="scores.csv"'
-    return response
+    return _download(buffer, "text/csv", "scores.csv")
 
 
 @require_GET
@@ -271,19 +278,17 @@ def export_topic_scores(request: HttpRequest) -> HttpResponse:
     """Per (run, topic) scores of the sets named by `labels`, else of A and B."""
     choice, form = _choice(request)
     if _problem(form):
-        return HttpResponse(_problem(form), status=400, content_type="text/plain")
+        return _refused(_problem(form))
     try:
         scope = choice.scope()
         sets = [label_set_get(spec) for spec in request.GET.getlist("labels")] or list(choice.sets())
         unique = list({s.spec: s for s in sets}.values())
         reports = [topic_scores_report(label_set=s, scope=scope) for s in unique]
     except ValueError as exc:
-        return HttpResponse(str(exc), status=400, content_type="text/plain")
+        return _refused(str(exc))
     buffer = io.StringIO()
     topic_scores_csv(buffer, reports)
-    response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="topic-scores.csv"'
-    return response
+    return _download(buffer, "text/csv", "topic-scores.csv")
 
 
 @require_GET
@@ -291,17 +296,15 @@ def export_topic_scores(request: HttpRequest) -> HttpResponse:
 def export_agreement(request: HttpRequest) -> HttpResponse:
     choice, form = _choice(request)
     if _problem(form):
-        return HttpResponse(_problem(form), status=400, content_type="text/plain")
+        return _refused(_problem(form))
     try:
         set_a, set_b = choice.sets()
         report = agreement_report(a=set_a, b=set_b, scope=choice.scope())
     except ValueError as exc:
-        return HttpResponse(str(exc), status=400, content_type="text/plain")
+        return _refused(str(exc))
     buffer = io.StringIO()
     agreement_json(buffer, report)
-    response = HttpResponse(buffer.getvalue(), content_type="application/json")
-    response["Content-Disposition"] = 'attachment; filename="agreement.json"'
-    return response
+    return _download(buffer, "application/json", "agreement.json")
 
 
 @require_POST
