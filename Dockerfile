@@ -1,4 +1,4 @@
-# The platform's image: the web process (gunicorn with uvicorn workers: config.asgi) and the Celery worker run from it.
+# The platform's image: the web process (gunicorn, config/gunicorn.py) and the Celery worker run from it.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -6,7 +6,6 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     DATA_DIR=/data \
-    MEDIA_ROOT=/data/uploads \
     STATIC_ROOT=/app/staticfiles
 
 WORKDIR /app
@@ -14,11 +13,11 @@ COPY requirements/base.txt requirements/base.txt
 RUN pip install -r requirements/base.txt
 
 COPY . .
-RUN DATABASE_URL=sqlite:////tmp/build.sqlite3 python manage.py collectstatic --noinput -v0 \
+RUN DATABASE_URL=sqlite:////tmp/build.sqlite3 SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput -v0 \
     && useradd --system --uid 10001 --home-dir /app app \
     && mkdir -p /data/uploads \
     && chown -R app /data
 
 USER app
 EXPOSE 8000
-CMD ["gunicorn", "config.asgi:application", "-k", "uvicorn_worker.UvicornWorker", "--bind", "0.0.0.0:8000", "--workers", "4", "--timeout", "120", "--access-logfile", "-"]
+CMD ["gunicorn", "-c", "config/gunicorn.py"]

@@ -1,5 +1,5 @@
 # Common tasks. `make demo` starts the platform; `make test` installs what the tests need and runs them.
-.PHONY: demo test lint fmt worker serve bench-ingest migrate
+.PHONY: demo test test-fast lint fmt worker serve bench-ingest migrate
 
 PY := .venv/bin/python
 
@@ -8,6 +8,10 @@ demo:
 
 test:
 	bash scripts/test.sh
+
+# The inner loop: everything but the browser, the Celery worker and the benchmark tests (make test runs all).
+test-fast:
+	bash scripts/test.sh -m "not browser and not celery_worker and not bench"
 
 lint:
 	bash scripts/venv.sh test && bash scripts/lint.sh
@@ -45,8 +49,8 @@ bench-metrics:
 bench-assessor-ls:
 	bash scripts/venv.sh test && bash scripts/services.sh && WITH_LABELSTUDIO=1 bash bench/assessor_load.sh
 
-# Issue 3's judging load: N = 1, 5, 20 simulated assessors (own processes, logged-in sessions) doing
-# submit-and-next on the judging page against the ASGI server + PostgreSQL, then N = 20 paced at 100, 300, 450/s.
+# The judging load: N = 1, 5, 20 simulated assessors (own processes, logged-in sessions) doing submit-and-next
+# on the judging page against gunicorn (config/gunicorn.py) + PostgreSQL, then N = 20 paced at 100/s.
 .PHONY: bench-judge
 bench-judge:
 	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/judge.py

@@ -21,7 +21,8 @@ from rest_framework.views import APIView
 
 from assess import selectors
 from assess.forms import RUN_FORMAT_CHOICES, run_options
-from assess.import_jobs import import_job_create, import_job_progress
+from assess.import_jobs import import_job_create
+from assess.importers.jobs import import_job_progress
 from assess.models import ImportJob, ImportKind, Passage, Run, Task, Topic
 
 

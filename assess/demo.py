@@ -1,4 +1,5 @@
-"""The demo set of DESIGN §8 / issue 2: real TREC 2024 RAG files for two topics, and the demo accounts."""
+"""The demo set of DESIGN §8: real TREC 2024 RAG files for two topics, and the demo accounts. The demo of each
+app builds on this one; `metrics/management/commands/demo_load.py` runs them in order."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from typing import TextIO
 from django.conf import settings
 from django.contrib.auth.models import User
 
+from assess.importers.passages import passages_import
+from assess.importers.runs import RunFormat, RunOptions, runs_import
+from assess.importers.topics import topics_import
 from assess.models import Answer
-from assess.services import RunFormat, RunOptions, passages_import, runs_import, topics_import
 
 DEMO_TOPICS = ("2024-32912", "2024-129925")
 ORGANIZER = ("organizer", "organizer-demo")
@@ -21,7 +24,7 @@ ASSESSORS = (ASSESSOR, EDITOR, ADJUDICATOR)
 
 
 def data_dir() -> Path:
-    return Path(getattr(settings, "DEMO_DATA_DIR", settings.BASE_DIR.parent / "shared" / "data" / "trec-rag-2024"))
+    return Path(settings.DEMO_DATA_DIR)
 
 
 def users_ensure() -> None:

@@ -6,8 +6,8 @@ from typing import Any
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
 
+from assess.importers.runs import RunFormat
 from assess.models import ImportKind, Task
-from assess.services import RunFormat
 
 
 class MultipleFileInput(forms.ClearableFileInput):

@@ -1,7 +1,6 @@
-"""Writes for ImportJob: an upload from a page or the API, imported by a Celery task, with its progress.
+"""Writes for ImportJob: store an upload from a page or the API and hand its import to a Celery task.
 
-Progress is written to the Django cache (Redis in production), never to the ImportJob row while the import
-runs: the import's own transaction holds its writes back from every other connection until it commits.
+The task runs `assess.importers.jobs.import_job_execute`, which also keeps the job's progress.
 """
 
 from __future__ import annotations
@@ -9,95 +8,24 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
-import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
-from django.core.cache import cache
 from django.core.files.uploadedfile import UploadedFile
-from django.db import InterfaceError, OperationalError, connections, transaction
-from django.utils import timezone
+from django.db import connections, transaction
 from django.utils.text import get_valid_filename
 
-from assess.models import ImportJob, ImportKind, ImportStatus
-from assess.reading import ImportRejected, ImportReport
-from assess.services import (
-    InputFile,
-    RunFormat,
-    RunOptions,
-    passages_fill_from_corpus,
-    passages_import,
-    runs_import,
-    topics_import,
-)
+from assess.importers.jobs import ImportJobInvalid, import_job_execute, import_job_fail, import_job_progress_start
+from assess.models import ImportJob, ImportKind
+from assess.tasks import import_job_run
 
 logger = logging.getLogger(__name__)
 
 UPLOADABLE_KINDS = (ImportKind.TOPICS, ImportKind.PASSAGES, ImportKind.RUNS)
-PROGRESS_INTERVAL_SECONDS = 0.5
-PROGRESS_TTL_SECONDS = 24 * 3600
-
-
-class ImportJobInvalid(ValueError):
-    """An import job that cannot be created as asked (unknown kind, no files)."""
-
-
-@dataclass(frozen=True)
-class JobProgress:
-    done: int
-    total: int
-    finished: bool = False
-
-    @property
-    def percent(self) -> int:
-        if self.finished:
-            return 100
-        if not self.total:
-            return 0
-        # The files are read before the last batch is written: 100 % only once the job is done.
-        return max(0, min(99, int(100 * self.done / self.total)))
-
-    @property
-    def writing(self) -> bool:
-        """Every byte has been read; the import is writing its last batch and committing."""
-        return not self.finished and self.total > 0 and self.done >= self.total
-
-
-def _progress_key(job_id: int) -> str:
-    return f"import-job:{job_id}:progress"
-
-
-def import_job_progress(job: ImportJob) -> JobProgress:
-    """The job's progress: from the cache while it runs, from the row once it has finished (or failed)."""
-    if job.status == ImportStatus.DONE:
-        return JobProgress(done=job.total_bytes, total=job.total_bytes, finished=True)
-    if job.status in (ImportStatus.PENDING, ImportStatus.RUNNING):
-        value = cache.get(_progress_key(job.pk))
-        if isinstance(value, (list, tuple)) and len(value) == 2:
-            return JobProgress(done=int(value[0]), total=int(value[1]))
-    return JobProgress(done=job.done_bytes, total=job.total_bytes, finished=job.status == ImportStatus.FAILED)
-
-
-class _ProgressWriter:
-    """The importers' `progress(done, total)` callback: writes to the cache at most every half second."""
-
-    def __init__(self, job_id: int, interval: float = PROGRESS_INTERVAL_SECONDS) -> None:
-        self.key = _progress_key(job_id)
-        self.interval = interval
-        self.last_write = 0.0
-        self.last: tuple[int, int] = (0, 0)
-
-    def __call__(self, done: int, total: int) -> None:
-        self.last = (done, total)
-        now = time.monotonic()
-        if now - self.last_write >= self.interval or (total and done >= total):
-            self.last_write = now
-            cache.set(self.key, self.last, timeout=PROGRESS_TTL_SECONDS)
 
 
 def import_job_create(
@@ -119,17 +47,8 @@ def import_job_create(
         raise ImportJobInvalid("no file to import")
     folder = Path(settings.MEDIA_ROOT) / "imports" / uuid.uuid4().hex
     folder.mkdir(parents=True, exist_ok=True)
-    stored: list[dict[str, str]] = []
-    total = 0
     try:
-        for i, upload in enumerate(uploaded_files):
-            name = Path(upload.name or f"upload-{i}").name
-            path = folder / f"{i:03d}-{get_valid_filename(name) or 'upload'}"
-            with open(path, "wb") as out:
-                for chunk in upload.chunks():
-                    out.write(chunk)
-            total += path.stat().st_size
-            stored.append({"path": str(path), "name": name})
+        stored, total = _store_uploads(folder, uploaded_files)
         with transaction.atomic():
             job = ImportJob.objects.create(
                 kind=kind,
@@ -138,7 +57,7 @@ def import_job_create(
                 total_bytes=total,
                 created_by=user if isinstance(user, User) else None,
             )
-            cache.set(_progress_key(job.pk), (0, total), timeout=PROGRESS_TTL_SECONDS)
+            import_job_progress_start(job_id=job.pk, total=total)
             job_id = job.pk
             transaction.on_commit(lambda: import_job_enqueue(job_id=job_id))
     except BaseException:
@@ -147,11 +66,24 @@ def import_job_create(
     return job
 
 
+def _store_uploads(folder: Path, uploaded_files: Sequence[UploadedFile]) -> tuple[list[dict[str, str]], int]:
+    """Write each upload under `folder`; (their paths and names, their bytes in all)."""
+    stored: list[dict[str, str]] = []
+    total = 0
+    for i, upload in enumerate(uploaded_files):
+        name = Path(upload.name or f"upload-{i}").name
+        path = folder / f"{i:03d}-{get_valid_filename(name) or 'upload'}"
+        with open(path, "wb") as out:
+            for chunk in upload.chunks():
+                out.write(chunk)
+        total += path.stat().st_size
+        stored.append({"path": str(path), "name": name})
+    return stored, total
+
+
 def import_job_enqueue(*, job_id: int) -> None:
     """Hand the job to a Celery worker; in the embedded default (eager, no broker) run it in a thread so
     that the upload request returns at once and its page can show the progress."""
-    from assess.tasks import import_job_run
-
     eager = bool(import_job_run.app.conf.task_always_eager)
     if eager and getattr(settings, "IMPORT_TASKS_IN_THREAD", True):
         threading.Thread(target=_execute_in_thread, args=(job_id,), name=f"import-job-{job_id}", daemon=True).start()
@@ -164,105 +96,6 @@ def _execute_in_thread(job_id: int) -> None:
         import_job_execute(job_id=job_id)
     except Exception:
         logger.exception("import job %s stopped", job_id)
-        _finish(job_id, status=ImportStatus.FAILED, errors=[_internal_error("the import stopped unexpectedly")])
+        import_job_fail(job_id=job_id, text="the import stopped unexpectedly")
     finally:
         connections.close_all()
-
-
-def import_job_execute(*, job_id: int) -> ImportJob | None:
-    """Run the job's import. Idempotent: a job that has finished, or is gone, is left alone.
-
-    A job that was running when its worker died is run again (its import was rolled back with it).
-    Transient database errors propagate so that the task can retry.
-    """
-    started = ImportJob.objects.filter(pk=job_id, status__in=[ImportStatus.PENDING, ImportStatus.RUNNING]).update(
-        status=ImportStatus.RUNNING
-    )
-    if not started:
-        return ImportJob.objects.filter(pk=job_id).first()
-    job = ImportJob.objects.get(pk=job_id)
-    progress = _ProgressWriter(job_id)
-    try:
-        report = _run_import(job, progress)
-    except ImportRejected as exc:
-        _finish(job_id, status=ImportStatus.FAILED, report=exc.report, done=progress.last[0])
-    except (OperationalError, InterfaceError):
-        raise
-    except Exception as exc:
-        logger.exception("import job %s failed", job_id)
-        _finish(
-            job_id,
-            status=ImportStatus.FAILED,
-            errors=[_internal_error(f"the import stopped: {type(exc).__name__}: {exc}")],
-            done=progress.last[0],
-        )
-    else:
-        if job.files:
-            _finish(job_id, status=ImportStatus.DONE, report=report, done=job.total_bytes)
-        else:  # a corpus fill counts passages, not bytes
-            _finish(job_id, status=ImportStatus.DONE, report=report, done=progress.last[1], total=progress.last[1])
-    _remove_uploads(job)
-    return ImportJob.objects.filter(pk=job_id).first()
-
-
-def _run_import(job: ImportJob, progress: _ProgressWriter) -> ImportReport:
-    files = [InputFile.of(f["path"], f["name"]) for f in job.files]
-    opts = job.options or {}
-    if job.kind == ImportKind.TOPICS:
-        return topics_import(files=files, progress=progress)
-    if job.kind == ImportKind.PASSAGES:
-        if not files and opts.get("corpus_dir"):
-            return passages_fill_from_corpus(corpus_dir=opts["corpus_dir"], progress=progress)
-        return passages_import(files=files, progress=progress)
-    if job.kind == ImportKind.RUNS:
-        priority = opts.get("priority")
-        return runs_import(
-            files=files,
-            fmt=opts.get("format") or RunFormat.TREC,
-            options=RunOptions(
-                group=opts.get("group") or None,
-                task=opts.get("task") or None,
-                priority=int(priority) if priority not in (None, "") else None,
-                replace=bool(opts.get("replace")),
-            ),
-            progress=progress,
-        )
-    raise ImportJobInvalid(f"import kind {job.kind!r} cannot be run as an upload")
-
-
-def _internal_error(text: str) -> dict[str, Any]:
-    return {"file": "", "line": None, "field": "", "message": text, "text": text}
-
-
-def _finish(
-    job_id: int,
-    *,
-    status: str,
-    report: ImportReport | None = None,
-    errors: list[dict[str, Any]] | None = None,
-    done: int | None = None,
-    total: int | None = None,
-) -> None:
-    fields: dict[str, Any] = {"status": status, "finished_at": timezone.now()}
-    if total is not None:
-        fields["total_bytes"] = total
-    if report is not None:
-        as_dict = report.as_dict()
-        fields["errors"] = as_dict["errors"]
-        fields["warnings"] = as_dict["warnings"]
-        fields["summary"] = {"counts": as_dict["counts"], "warning_count": as_dict["warning_count"]}
-    if errors is not None:
-        fields["errors"] = errors
-    if done is not None:
-        fields["done_bytes"] = done
-    ImportJob.objects.filter(pk=job_id).update(**fields)
-    cache.delete(_progress_key(job_id))
-
-
-def _remove_uploads(job: ImportJob) -> None:
-    """The stored uploads are only needed until the import has run; the database holds the result."""
-    folders = {Path(f["path"]).parent for f in job.files}
-    root = (Path(settings.MEDIA_ROOT) / "imports").resolve()
-    for folder in folders:
-        if folder.resolve().parent == root:
-            shutil.rmtree(folder, ignore_errors=True)

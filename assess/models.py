@@ -118,7 +118,6 @@ class ImportKind(models.TextChoices):
     TOPICS = "topics", "Topics"
     PASSAGES = "passages", "Passages"
     RUNS = "runs", "Runs"
-    JUDGMENTS = "judgments", "Judgments"
 
 
 class ImportStatus(models.TextChoices):

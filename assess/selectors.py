@@ -41,15 +41,6 @@ def passages_missing_text() -> QuerySet[Passage]:
     return Passage.objects.filter(has_text=False).filter(Exists(Citation.objects.filter(passage=OuterRef("pk"))))
 
 
-def answer_get(*, run_id: str, topic_id: str) -> Answer | None:
-    return (
-        Answer.objects.select_related("run", "topic")
-        .prefetch_related("sentences__citations__passage")
-        .filter(run__run_id=run_id, topic__topic_id=topic_id)
-        .first()
-    )
-
-
 def import_job_list(*, limit: int = 20) -> QuerySet[ImportJob]:
     return ImportJob.objects.select_related("created_by").order_by("-created_at")[:limit]
 

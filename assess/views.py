@@ -1,24 +1,20 @@
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from functools import wraps
-from typing import Any
+from collections.abc import Iterator
 
-from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.middleware import HtmxDetails
 
 from assess import selectors
+from assess.auth import organizer_required
 from assess.forms import CorpusFillForm, UploadForm
-from assess.import_jobs import import_job_create, import_job_progress
+from assess.import_jobs import import_job_create
+from assess.importers.jobs import import_job_progress
 from assess.models import ImportJob, ImportKind, ImportStatus
 
 MISSING_SHOWN = 200
-
-View = Callable[..., HttpResponseBase]
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -29,20 +25,6 @@ def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect("login")
     return redirect("assess:dashboard" if request.user.is_staff else "judging:queue")
-
-
-def organizer_required(view: View) -> View:
-    """Anonymous users go to the login page; signed-in users who are not staff get 403."""
-
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not (request.user.is_active and request.user.is_staff):
-            raise PermissionDenied("organizers only")
-        return view(request, *args, **kwargs)
-
-    return wrapper
 
 
 @require_GET

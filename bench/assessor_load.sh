@@ -13,8 +13,8 @@
 #
 # Fresh PostgreSQL database ($BENCH_DB, default assess_loadbench, dropped and created), Redis db $BENCH_REDIS_DB
 # (default 7) as Celery broker and cache, a Celery worker (solo pool: the import jobs), the deployed server
-# (gunicorn with $WORKERS uvicorn workers running config.asgi; default 4, as Label Studio's uwsgi had 4
-# processes on these 2 cores; no access log, as
+# (gunicorn with config/gunicorn.py: $WORKERS sync workers running config.wsgi; default 4, as Label Studio's
+# uwsgi had 4 processes on these 2 cores; no access log, as
 # LS ran with --disable-logging) on 127.0.0.1:$PORT, DEBUG off. Stops everything it started on exit.
 # Results: var/loadbench/results/<stamp>-<mode>.jsonl (one bench.py JSON line each).
 set -euo pipefail
@@ -87,7 +87,7 @@ start_platform() {
   $PY bench/bench_users.py "$ASSESSORS" --workers-out "$OUT/workers.json" --admin-out "$OUT/admin_token" >&2
   .venv/bin/celery -A config worker --pool=solo --loglevel=WARNING >>"$OUT/logs/celery-$STAMP.log" 2>&1 &
   PIDS+=($!)
-  .venv/bin/gunicorn config.asgi:application -k uvicorn_worker.UvicornWorker --bind "127.0.0.1:$PORT" \
+  .venv/bin/gunicorn -c config/gunicorn.py --bind "127.0.0.1:$PORT" --access-logfile /dev/null \
     --workers "$WORKERS" --timeout 600 \
     --error-logfile "$OUT/logs/gunicorn-$STAMP.log" &
   PIDS+=($!)
@@ -117,7 +117,7 @@ for mode in $MODES; do
     $PY "$PEER/bench.py" --adapter ls_adapter:AssessPlatformAdapter --url "http://127.0.0.1:$PORT" \
     --token "$(cat "$OUT/admin_token")" --worker-tokens "$OUT/workers.json" --phases "$PHASES" \
     --import-sizes "$IMPORT_SIZES" --load-tasks "$LOAD_TASKS" --concurrency "$CONCURRENCY" --iters "$ITERS" \
-    --export-n "$EXPORT_N" --label "db=postgres server=gunicorn-uvicorn-x$WORKERS next=$mode" --out "$file" \
+    --export-n "$EXPORT_N" --label "db=postgres server=gunicorn-sync-x$WORKERS next=$mode" --out "$file" \
     ${EXTRA[@]+"${EXTRA[@]}"} >/dev/null
   log "machine after: $(uptime)"
   stop_platform

@@ -61,6 +61,7 @@ def main() -> None:
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("SECRET_KEY", "bench-only-key")  # a benchmark serves nobody
     import django
 
     django.setup()

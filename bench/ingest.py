@@ -4,7 +4,7 @@
 
 Writes `runs` synthetic TREC RAG 2024 run files (one answer per topic; about 10 sentences and 20 references
 per answer, 1-2 citations per sentence) to a temporary directory, imports them all in one call of
-`assess.services.runs_import` (one transaction, as `import_runs runs/*.jsonl` does) into its own PostgreSQL
+`assess.importers.runs.runs_import` (one transaction, as `import_runs runs/*.jsonl` does) into its own PostgreSQL
 database (`BENCH_DATABASE_URL`, default postgres://postgres@127.0.0.1:5432/assess_bench; created and
 emptied by this script), and prints seconds, sentences per second, peak memory (RSS) after 10 files and after
 all of them, and the ratio against a naive one-`save()`-per-row import of a 2-run sample.
@@ -106,6 +106,7 @@ def write_runs(out: Path, n_runs: int, topics: list[str], seed: int = 7) -> tupl
 def setup_django(database_url: str) -> None:
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("SECRET_KEY", "bench-only-key")  # a benchmark serves nobody
     sys.path.insert(0, str(ROOT))
     import psycopg
 
@@ -174,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
 
     database_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
     setup_django(database_url)
-    from assess.services import runs_import, topics_import
+    from assess.importers.runs import runs_import
+    from assess.importers.topics import topics_import
 
     workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-ingest-"))
     workdir.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
-"""Judging load: N simulated assessors doing submit-and-next against the platform's server and PostgreSQL (issue 3).
+"""Judging load: N simulated assessors doing submit-and-next against the platform's server and PostgreSQL.
 
-    python bench/judge.py [--assessors 1 5 20] [--seconds 10] [--rate 100 300 450] [--via page|api]
-                          [--server asgi|wsgi] [--workers 4]
+    python bench/judge.py [--assessors 1 5 20] [--seconds 10] [--rate 100] [--via page|api]
+                          [--server wsgi|asgi] [--worker-class sync|gthread] [--threads 1] [--workers 4]
 
 Each simulated assessor is a separate process that logs in through the login page as its own assessor (a real
 session cookie and CSRF token) and then does what the judging page does on each keystroke: one POST of the
@@ -9,16 +9,18 @@ label with the card's submission token, whose response is the next pair's card (
 `--via page`, the JSON of `POST /api/assignments/{id}/submit/` with `--via api`), parsed for the next pair and
 token. An assessor works through their assignments in order, topic by topic, as the page does.
 
-The server is the deployed one: gunicorn with 4 uvicorn workers running `config.asgi` (the judging keystroke's
-fast path, judging/keystroke.py, and Django for everything else); `--server wsgi` runs Django alone (gunicorn
-sync workers, `config.wsgi`), as before the fast path.
+The server is the deployed one: gunicorn running Django alone (`config/gunicorn.py`: sync workers on
+`config.wsgi`); `--worker-class gthread --threads K` and `--server asgi` (uvicorn workers on `config.asgi`)
+measure the alternatives. Every request goes through Django's request cycle and middleware.
 
 For each N it runs a closed loop (every assessor submits as soon as the previous response has arrived: the
 most the platform serves), and then, at the largest N, an open loop paced at each `--rate` judgments per second in
 all (each assessor at rate / N, latency counted from the scheduled send time, so a server that falls behind
 is charged for the queue it builds). It prints p50 / p95 / p99 latency, judgments per second, CPU
-milliseconds per judgment of the assessors' processes, the server (gunicorn and its workers), PostgreSQL and Redis, and afterwards checks
-in the database that every acknowledged judgment is stored exactly once and nothing else was stored.
+milliseconds per judgment of the assessors' processes, the server (gunicorn and its workers), PostgreSQL and
+Redis, checks in the database that every acknowledged judgment is stored exactly once and nothing else was
+stored, and prints the ratios against Label Studio CE's figures under the same load on this kind of machine
+(`../shared/peers/labelstudio/results/postgres-uwsgi.jsonl`, C = 20).
 
 The data (created once per run in its own database, `BENCH_JUDGE_DATABASE_URL`, default
 postgres://postgres@127.0.0.1:5432/assess_bench_judge, dropped and created): real TREC 2024 RAG test topics and,
@@ -50,6 +52,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "trec-rag-2024"
+LABEL_STUDIO = ROOT.parent / "shared" / "peers" / "labelstudio" / "results" / "postgres-uwsgi.jsonl"
+# The goals at N = 20 on this 2-core machine: closed-loop throughput, and p95 when paced at GOAL_PACED_RATE.
+GOAL_PER_SECOND = 200.0
+GOAL_PACED_RATE = 100.0
+GOAL_P95_MS = 25.0
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/assess_bench_judge"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/11"
 PASSWORD = "bench-judge-password"
@@ -410,13 +417,15 @@ def children(pid: int) -> list[int]:
 
 
 def gunicorn_start(port: int, workers: int, server: str, worker_class: str, threads: int) -> subprocess.Popen[bytes]:
-    app = "config.asgi:application" if server == "asgi" else "config.wsgi:application"
+    """gunicorn with the deployed settings (config/gunicorn.py), on a loopback port, with the workers asked for."""
+    cmd = [str(ROOT / ".venv" / "bin" / "gunicorn"), "-c", "config/gunicorn.py", "--bind", f"127.0.0.1:{port}"]
+    cmd += ["--workers", str(workers), "--access-logfile", "/dev/null"]
     if server == "asgi":
-        worker_class, threads = "uvicorn_worker.UvicornWorker", 1
-    cmd = [str(ROOT / ".venv" / "bin" / "gunicorn"), app, "--bind", f"127.0.0.1:{port}"]
-    cmd += ["--workers", str(workers), "--worker-class", worker_class, "--threads", str(threads)]
-    cmd += ["--timeout", "120", "--backlog", "2048"]
-    server = subprocess.Popen(cmd, cwd=ROOT)
+        cmd += ["--worker-class", "uvicorn_worker.UvicornWorker", "config.asgi:application"]
+    else:
+        cmd += ["--worker-class", worker_class, "--threads", str(threads)]
+    env = {**os.environ, "DB_POOL": "true"} if server == "asgi" or threads > 1 else None
+    server = subprocess.Popen(cmd, cwd=ROOT, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -565,16 +574,16 @@ def main(argv: list[str] | None = None) -> int:
         "--rate",
         type=float,
         nargs="*",
-        default=[100.0, 300.0, 450.0],
-        help="judgments/s in all of each paced phase at the largest N (default 100 300 450; none: no paced phase)",
+        default=[GOAL_PACED_RATE],
+        help=f"judgments/s in all of each paced phase at the largest N (default {GOAL_PACED_RATE:g}; none: no paced phase)",
     )
     ap.add_argument("--via", choices=["page", "api"], default="page", help="the judging page's htmx submit, or the API")
     ap.add_argument("--workers", type=int, default=4, help="gunicorn workers (default 4)")
     ap.add_argument(
         "--server",
-        choices=["asgi", "wsgi"],
-        default="asgi",
-        help="asgi: config.asgi (the judging keystroke's fast path, uvicorn workers; default); wsgi: Django alone",
+        choices=["wsgi", "asgi"],
+        default="wsgi",
+        help="wsgi: config.wsgi, as deployed (default); asgi: config.asgi in uvicorn workers",
     )
     ap.add_argument("--worker-class", default="sync", help="gunicorn worker class with --server wsgi (default sync)")
     ap.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread)")
@@ -671,7 +680,7 @@ def paced_accounts(n: int, rate: float) -> list[str]:
 def print_table(results: list[tuple[Phase, str]], a: argparse.Namespace) -> None:
     print(
         f"\nbench/judge.py via {a.via}, gunicorn {a.workers} x "
-        f"{'uvicorn (config.asgi)' if a.server == 'asgi' else a.worker_class + ' (config.wsgi)'},"
+        f"{'uvicorn (config.asgi)' if a.server == 'asgi' else f'{a.worker_class} x {a.threads} threads (config.wsgi)'},"
         f" {a.seconds:g} s a phase, {os.cpu_count()} cores"
     )
     print(
@@ -685,21 +694,44 @@ def print_table(results: list[tuple[Phase, str]], a: argparse.Namespace) -> None
             f"{c['assessors']:.2f} / {c['gunicorn']:.2f} / {c['postgres']:.2f} / {c['redis']:.2f} | {check.split(':')[0]} |"
         )
     top = max(p.n for p, _ in results)
-    print(f"\nIssue 3's goals at N = 20: >= 300 judgments/s, and p95 <= 25 ms (here N = {top})")
+    print(
+        f"\nGoals at N = 20: >= {GOAL_PER_SECOND:g} judgments/s closed loop, p95 <= {GOAL_P95_MS:g} ms paced at"
+        f" {GOAL_PACED_RATE:g}/s (here N = {top})"
+    )
+    peer = label_studio_c20()
     for p in [p for p, _ in results if p.n == top]:
         if p.rate is None:
             # Every assessor waits for its own response: N / throughput is the mean latency (Little's law).
-            print(f"  N={p.n} closed loop: {p.per_second:.1f} judgments/s served at most, p95 {p.p95:.1f} ms")
+            verdict = "met" if p.per_second >= GOAL_PER_SECOND and p.errors == 0 else "not met"
+            print(f"  N={p.n} closed loop: {p.per_second:.1f} judgments/s, p95 {p.p95:.1f} ms -> {verdict}")
+            if peer:
+                print(
+                    f"    vs Label Studio CE at C=20 ({peer['ann_per_s']:.2f}/s, p95 {peer['p95']:,.0f} ms):"
+                    f" {p.per_second / peer['ann_per_s']:.0f}x the throughput, p95 {peer['p95'] / p.p95:.0f}x lower"
+                )
             continue
         # Paced: latency counts from the scheduled send time, so a p95 within bounds says the server kept up.
         kept_up = p.errors == 0 and p.ran_out == 0 and p.judgments >= 0.99 * p.rate * a.seconds
-        verdict = "met" if kept_up and p.p95 <= 25 else "not met"
-        if p.rate < 300:
+        verdict = "met" if kept_up and p.p95 <= GOAL_P95_MS else "not met"
+        if p.rate < GOAL_PACED_RATE:
             verdict = "below the goal's rate"
         print(
             f"  N={p.n} paced {p.rate:g}/s offered: {p.judgments} judgments served ({p.per_second:.1f}/s until the last"
             f" response), p95 {p.p95:.1f} ms -> {verdict}"
         )
+        if peer:
+            print(f"    vs Label Studio CE's p95 at C=20 ({peer['p95']:,.0f} ms): {peer['p95'] / p.p95:.0f}x lower")
+
+
+def label_studio_c20() -> dict[str, float] | None:
+    """Label Studio CE's next+submit figures at C = 20 (PostgreSQL, uwsgi x 4), as its harness recorded them."""
+    try:
+        record = json.loads(LABEL_STUDIO.read_text().splitlines()[0])
+        c20 = record["load"]["20"]
+    except (OSError, ValueError, KeyError, IndexError):
+        print(f"  (Label Studio's recorded figures not found at {LABEL_STUDIO}: no ratios)")
+        return None
+    return {"ann_per_s": float(c20["ann_per_s"]), "p95": float(c20["pair_ms"]["p95"])}
 
 
 if __name__ == "__main__":

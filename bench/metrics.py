@@ -28,6 +28,7 @@ LABELS = ("FS", "PS", "NS")
 def setup_django(database_url: str) -> None:
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("SECRET_KEY", "bench-only-key")  # a benchmark serves nobody
     os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost")
     sys.path.insert(0, str(ROOT))
     import psycopg
@@ -162,9 +163,10 @@ def main() -> None:
     from assess.models import Answer, Run
     from judging.labels import label_set_get
     from judging.models import Judgment
+    from judging.scope import scope_for
     from metrics import bootstrap
+    from metrics.material import labels_get, material_get
     from metrics.reports import agreement_report, scores_report
-    from metrics.selectors import labels_get, material_get, scope_for
 
     if args.regenerate or Run.objects.count() != args.runs or Answer.objects.count() != args.runs * args.topics:
         start = time.perf_counter()

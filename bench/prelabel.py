@@ -107,6 +107,7 @@ def worker_start(processes: int, database_url: str, redis_url: str, base_url: st
 def setup_django(database_url: str, redis_url: str | None) -> None:
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("SECRET_KEY", "bench-only-key")  # a benchmark serves nobody
     if redis_url:
         import redis
 
@@ -190,8 +191,8 @@ def run_one(
     worker: Any = None,
     tag: str = "",
 ) -> dict[str, float]:
-    from judging.llm import services
-    from judging.models import LLMResult, PrelabelJob, Provider
+    from judging.llm import chunks, jobs, services
+    from judging.llm.models import LLMResult, PrelabelJob, Provider
 
     ceiling = concurrency / latency
     n = max(50, math.ceil(ceiling * seconds))
@@ -208,10 +209,10 @@ def run_one(
     cpu = process_cpu_seconds(worker.pid) if worker else cpu_seconds()
     started = time.perf_counter()
     if worker is None:
-        job = services.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
-        job = services.prelabel_job_execute(job=job)
+        job = jobs.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
+        job = chunks.prelabel_job_execute(job=job)
     else:
-        job = services.prelabel_job_create(campaign=campaign, judge=llm.judge)
+        job = jobs.prelabel_job_create(campaign=campaign, judge=llm.judge)
         while job.status not in ("done", "failed"):
             time.sleep(0.02)
             job = PrelabelJob.objects.get(pk=job.pk)

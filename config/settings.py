@@ -1,7 +1,9 @@
-"""Settings from the environment, with safe local defaults.
+"""Settings from the environment, with safe local defaults; each default is written here and nowhere else.
 
-With nothing set, the platform runs on a SQLite file and Celery tasks run in process.
-DATABASE_URL switches to PostgreSQL; REDIS_URL (or CELERY_BROKER_URL) to a real broker.
+With nothing set but DEBUG=true, the platform runs on a SQLite file and Celery tasks run in process.
+DATABASE_URL switches to PostgreSQL; REDIS_URL (or CELERY_BROKER_URL) to a real broker. Outside DEBUG,
+SECRET_KEY must be set. A variable set to the empty string counts as unset; a value that cannot be read
+(`DEBUG=maybe`, `CONN_MAX_AGE=soon`) stops the start with an error naming the variable.
 """
 
 from __future__ import annotations
@@ -10,39 +12,62 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
-def envbool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+
+
+def env_str(name: str, default: str) -> str:
+    return os.environ.get(name, "").strip() or default
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = env_str(name, "").lower()
+    if not value:
         return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    if value in TRUE_WORDS:
+        return True
+    if value in FALSE_WORDS:
+        return False
+    raise ImproperlyConfigured(f"{name}={os.environ[name]!r} is not a boolean: use true or false")
 
 
-def envint(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    return int(value) if value else default
+def env_int(name: str, default: int) -> int:
+    value = env_str(name, "")
+    try:
+        return int(value) if value else default
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a whole number") from None
 
 
-def envfloat(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    return float(value) if value else default
+def env_float(name: str, default: float) -> float:
+    value = env_str(name, "")
+    try:
+        return float(value) if value else default
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a number") from None
 
 
-DEBUG = envbool("DEBUG", default=False)
+def env_list(name: str, default: str) -> list[str]:
+    """A comma-separated list."""
+    return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
 
-# Production must set SECRET_KEY; only a debug/demo run may fall back to a local key.
-_secret = os.environ.get("SECRET_KEY")
-if not _secret:
-    if not envbool("ALLOW_INSECURE_SECRET", default=True):
-        raise RuntimeError("SECRET_KEY must be set")
-    _secret = "insecure-local-only-key-do-not-use-in-production"
-SECRET_KEY = _secret
 
-ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h]
-CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+DEBUG = env_bool("DEBUG", default=False)
+
+# No default key outside DEBUG: a server must not start signing sessions with a key anyone can read here.
+SECRET_KEY = env_str("SECRET_KEY", "insecure-local-only-key-do-not-use-in-production" if DEBUG else "")
+if not SECRET_KEY:
+    raise ImproperlyConfigured(
+        "SECRET_KEY is not set: give it a long random value (only a DEBUG=true run has a local key)"
+    )
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -59,12 +84,14 @@ INSTALLED_APPS = [
     "template_partials",
     "assess",
     "judging",
+    "judging.llm",
     "metrics",
+    "metrics.study",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "config.middleware.refuse_nul_middleware",
+    "assess.middleware.refuse_nul_middleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -95,14 +122,14 @@ TEMPLATES = [
 WSGI_APPLICATION = "config.wsgi.application"
 ASGI_APPLICATION = "config.asgi.application"
 
-DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / "var"))
+DATA_DIR = Path(env_str("DATA_DIR", str(BASE_DIR / "var")))
 DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{DATA_DIR / 'db.sqlite3'}",
-        conn_max_age=envint("CONN_MAX_AGE", 60),
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'db.sqlite3'}"),
+        conn_max_age=env_int("CONN_MAX_AGE", 60),
     )
 }
-DB_PREPARED_STATEMENTS = envbool("DB_PREPARED_STATEMENTS", default=True)
+DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", default=True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets the in-process import tasks write while pages read.
     DATABASES["default"]["OPTIONS"] = {
@@ -116,25 +143,20 @@ elif DB_PREPARED_STATEMENTS:
     # page's few statements run on every keystroke, and planning them each time was most of PostgreSQL's CPU.
     # Turn off behind a pooler in transaction mode (PgBouncer before 1.21), which cannot keep prepared statements.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"server_side_binding": True, "prepare_threshold": 5})
-if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and envbool("DB_POOL", default=False):
-    # Under ASGI (config/asgi.py turns this on) Django runs each request's view in a thread of its own, so
-    # persistent connections would pile up: a pool per process instead, as Django's documentation advises.
+if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and env_bool("DB_POOL", default=False):
+    # Under ASGI or threaded workers Django runs each request's view in a thread of its own, so persistent
+    # connections would pile up: a pool per process instead (DB_POOL=true), as Django's documentation advises.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
-        "max_size": envint("DB_POOL_SIZE", 4),
+        "max_size": env_int("DB_POOL_SIZE", 4),
         "timeout": 30,
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# The judging keystroke served outside Django's request cycle under ASGI, on PostgreSQL with Redis
-# (judging/keystroke.py); its connections to PostgreSQL per server worker process.
-JUDGE_FAST_PATH = envbool("JUDGE_FAST_PATH", default=True)
-JUDGE_FAST_PATH_POOL = envint("JUDGE_FAST_PATH_POOL", 4)
-
-# Django's model backend, with the session's user read in plain SQL (config/auth.py).
-AUTHENTICATION_BACKENDS = ["config.auth.ModelBackend"]
+# Django's model backend, with the session's user read in plain SQL (assess/auth.py).
+AUTHENTICATION_BACKENDS = ["assess.auth.ModelBackend"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -150,17 +172,22 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 # Serve from the app and project static folders when `collectstatic` has not been run (demo, tests).
 WHITENOISE_USE_FINDERS = True
-MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", DATA_DIR / "uploads"))
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "uploads")))
+# The TREC 2024 RAG files `manage.py demo_load` reads (../shared/data/trec-rag-2024/SOURCES.md).
+DEMO_DATA_DIR = Path(env_str("DEMO_DATA_DIR", str(BASE_DIR.parent / "shared" / "data" / "trec-rag-2024")))
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
+# The Redis used for cross-worker state (rate limits, progress); none in the embedded default.
+REDIS_URL = env_str("REDIS_URL", "")
+
 # Celery: a Redis broker when one is configured, otherwise tasks run in process.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or os.environ.get("REDIS_URL") or ""
-CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", default=not CELERY_BROKER_URL)
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", default=not CELERY_BROKER_URL)
 if not CELERY_BROKER_URL:
     CELERY_BROKER_URL = "memory://"
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -168,34 +195,31 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_TIME_LIMIT = envint("CELERY_TASK_TIME_LIMIT", 3600)
-CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_TASK_SOFT_TIME_LIMIT", 3500)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3600)
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 3500)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
-# The Redis used for cross-worker state (rate limits, progress); none in the embedded default.
-REDIS_URL = os.environ.get("REDIS_URL", "")
-
 # In the embedded default (no broker), an import runs in a thread of the web process so the request returns.
-IMPORT_TASKS_IN_THREAD = envbool("IMPORT_TASKS_IN_THREAD", default=True)
+IMPORT_TASKS_IN_THREAD = env_bool("IMPORT_TASKS_IN_THREAD", default=True)
 
 # LLM pre-labelling (judging.llm). Keys and endpoints are read from the environment where they are used.
-LLM_CHUNK_SIZE = envint("LLM_CHUNK_SIZE", 0)  # pairs per Celery task; 0: sized from the judge's concurrency
-LLM_MAX_ATTEMPTS = envint("LLM_MAX_ATTEMPTS", 5)
-LLM_BACKOFF_BASE_SECONDS = envfloat("LLM_BACKOFF_BASE_SECONDS", 1.0)
-LLM_BACKOFF_CAP_SECONDS = envfloat("LLM_BACKOFF_CAP_SECONDS", 60.0)
-LLM_REQUEST_TIMEOUT = envfloat("LLM_REQUEST_TIMEOUT", 60.0)
-LLM_CLAIM_STALE_SECONDS = envfloat("LLM_CLAIM_STALE_SECONDS", 900.0)
-LLM_BATCH_POLL_SECONDS = envfloat("LLM_BATCH_POLL_SECONDS", 30.0)
+LLM_CHUNK_SIZE = env_int("LLM_CHUNK_SIZE", 0)  # pairs per Celery task; 0: sized from the judge's concurrency
+LLM_MAX_ATTEMPTS = env_int("LLM_MAX_ATTEMPTS", 5)
+LLM_BACKOFF_BASE_SECONDS = env_float("LLM_BACKOFF_BASE_SECONDS", 1.0)
+LLM_BACKOFF_CAP_SECONDS = env_float("LLM_BACKOFF_CAP_SECONDS", 60.0)
+LLM_REQUEST_TIMEOUT = env_float("LLM_REQUEST_TIMEOUT", 60.0)
+LLM_CLAIM_STALE_SECONDS = env_float("LLM_CLAIM_STALE_SECONDS", 900.0)
+LLM_BATCH_POLL_SECONDS = env_float("LLM_BATCH_POLL_SECONDS", 30.0)
 # In the embedded default (no broker), run a job in a thread of the web process so the request returns.
-LLM_TASKS_IN_THREAD = envbool("LLM_TASKS_IN_THREAD", default=True)
+LLM_TASKS_IN_THREAD = env_bool("LLM_TASKS_IN_THREAD", default=True)
 # Where the rate limits and concurrency slots live; empty: REDIS_URL, else this process's memory.
-LLM_RATE_LIMIT_STORAGE = os.environ.get("LLM_RATE_LIMIT_STORAGE", "")
+LLM_RATE_LIMIT_STORAGE = env_str("LLM_RATE_LIMIT_STORAGE", "")
 
 # Import progress is written here by the worker and read by the pages: it must be shared across processes.
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "config.cache.RedisCache",
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "assess",
         }
@@ -214,7 +238,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "config.pagination.BoundedLimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "assess.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {
@@ -228,9 +252,8 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
 }
 
 if not DEBUG:
-    SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", default=False)
-    CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", default=False)
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=False)

@@ -5,8 +5,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from judging.llm import admin as _llm_admin  # noqa: F401  (registers the LLM judge, result and job admins)
-from judging.models import Assignment, Campaign, Judge, Judgment, Pair, Study, StudyItem
+from judging.models import Assignment, Campaign, Judge, Judgment, Pair
 
 
 @admin.register(Judge)
@@ -55,17 +54,3 @@ class PairAdmin(admin.ModelAdmin):
     list_display = ["pk", "text", "passage"]
     search_fields = ["text", "passage__passage_id"]
     raw_id_fields = ["passage"]
-
-
-class StudyItemInline(admin.TabularInline):
-    model = StudyItem
-    extra = 0
-    fields = ["topic", "pair", "citation", "label_a", "label_b", "order"]
-    raw_id_fields = ["pair", "citation"]
-
-
-@admin.register(Study)
-class StudyAdmin(admin.ModelAdmin):
-    list_display = ["pk", "campaign", "a", "b", "per_topic", "seed", "second_judge"]
-    list_select_related = ["campaign", "second_judge"]
-    inlines = [StudyItemInline]

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assess.models import Run, Topic
-from judging import selectors, services
+from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation
 from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Label
 
@@ -233,7 +233,7 @@ class SubmitInputSerializer(serializers.Serializer):
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
 
 
-def card_payload(state: selectors.QueueState) -> dict[str, Any]:
+def card_payload(state: queue.QueueState) -> dict[str, Any]:
     """The next pair as JSON. `shown_label` exists only for post-edit assignments (blindness)."""
     body: dict[str, Any] = {
         "assignment": state.assignment.pk,
@@ -287,7 +287,7 @@ class NextPairView(_OwnAssignmentView):
     @extend_schema(responses={200: dict})
     def get(self, request: Request, assignment_id: int) -> Response:
         assignment = self.assignment(request, assignment_id)
-        return Response(card_payload(selectors.queue_state(assignment=assignment)))
+        return Response(card_payload(queue.queue_state(assignment=assignment)))
 
 
 class SubmitView(_OwnAssignmentView):
@@ -300,7 +300,7 @@ class SubmitView(_OwnAssignmentView):
         data.is_valid(raise_exception=True)
         v = data.validated_data
         try:
-            result = services.judgment_submit(
+            result, state = services.judgment_submit_and_next(
                 assignment=assignment,
                 pair_id=v["pair_id"],
                 label=v["label"],
@@ -314,7 +314,7 @@ class SubmitView(_OwnAssignmentView):
         body = {
             "judgment": JudgmentSerializer(result.judgment).data,
             "created": result.created,
-            "next": card_payload(selectors.queue_state(assignment=assignment)),
+            "next": card_payload(state),
         }
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 

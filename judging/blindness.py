@@ -8,9 +8,9 @@ campaign page, the API, `manage.py assign`, the study's `study_assign`, the demo
    on topic T in one condition gets no assignment on T in another, in this campaign or in any campaign whose
    pool holds a pair of this campaign's pool on T. Adjudication is a condition too.
 2. An adjudicator has not judged the topic in any condition (no judgment on a pair of the topic's pool other
-   than under this very adjudication assignment) and is not one of the study's judges (a judge of the label
-   set `Study.a` or `Study.b` names). An adjudication assignment made outside a study may later re-judge any
-   study of its campaign, so it is held to all of them.
+   than under this very adjudication assignment) and is not one of the study's judges (a judge of either
+   label set the study compares, which judging learns through `judging.samples`). An adjudication assignment
+   made outside a study may later re-judge any study of its campaign, so it is held to all of them.
 3. A post-edit assignment needs the campaign's post-edit label set: an LLM judge as `post_edit_judge`."""
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from django.db.models import Count, Exists, OuterRef
 
 from assess.models import Topic
 from judging.labels import LabelSetError, label_set_get
-from judging.models import Assignment, Campaign, CampaignPair, Condition, Judge, JudgeKind, Judgment, Study
+from judging.models import Assignment, Campaign, CampaignPair, Condition, Judge, JudgeKind, Judgment
+from judging.samples import SampleJudges, campaign_samples
 
 ONE_CONDITION = "one_condition_per_topic"
 ADJUDICATOR_JUDGED = "adjudicator_judged_topic"
@@ -57,11 +58,17 @@ class BlindnessViolation(ValueError):
 
 
 def assignments_check(
-    *, campaign: Campaign, assessor: User, topics: Iterable[Topic], condition: str, study: Study | None = None
+    *,
+    campaign: Campaign,
+    assessor: User,
+    topics: Iterable[Topic],
+    condition: str,
+    sample: SampleJudges | None = None,
 ) -> None:
     """Raise BlindnessViolation if giving `assessor` these topics of `campaign` under `condition` breaks a rule.
 
-    `study` is the study an adjudication assignment re-judges; without one, every study of the campaign."""
+    `sample` is the sample (a study's) that an adjudication assignment is made to re-judge; without one, every
+    sample of the campaign."""
     topics = list(topics)
     existing = {
         a.topic_id: a
@@ -73,8 +80,8 @@ def assignments_check(
         assignment.topic = topic
         assignment.assessor = assessor
         candidates.append(assignment)
-    studies = [study] if study is not None else list(campaign.studies.all())
-    found = _violations(campaign=campaign, candidates=[(a, studies) for a in candidates])
+    samples = [sample] if sample is not None else campaign_samples(campaign_id=campaign.pk)[0]
+    found = _violations(campaign=campaign, candidates=[(a, samples) for a in candidates])
     if found:
         raise BlindnessViolation(found)
 
@@ -85,19 +92,18 @@ def blindness_violations(*, campaign: Campaign) -> list[Violation]:
     assignments = list(
         Assignment.objects.filter(campaign=campaign)
         .select_related("assessor", "topic")
-        .prefetch_related("studies")
         .order_by("assessor__username", "order", "pk")
     )
     if not assignments:
         return []
-    studies = list(campaign.studies.all())
-    return _violations(campaign=campaign, candidates=[(a, list(a.studies.all()) or studies) for a in assignments])
+    every, rejudged = campaign_samples(campaign_id=campaign.pk, assignment_ids=[a.pk for a in assignments])
+    return _violations(campaign=campaign, candidates=[(a, rejudged.get(a.pk) or every) for a in assignments])
 
 
 # --- the rules, over a batch of assignments --------------------------------------------------------
 
 
-def _violations(*, campaign: Campaign, candidates: list[tuple[Assignment, list[Study]]]) -> list[Violation]:
+def _violations(*, campaign: Campaign, candidates: list[tuple[Assignment, list[SampleJudges]]]) -> list[Violation]:
     """Every rule broken by each candidate assignment of `campaign` (saved or not), in a fixed number of queries."""
     if not candidates:
         return []
@@ -117,14 +123,14 @@ def _violations(*, campaign: Campaign, candidates: list[tuple[Assignment, list[S
         if other.campaign_id == campaign.pk or (other.campaign_id, other.topic_id) in sharing:
             near[(other.assessor_id, other.topic_id)].append(other)
     judged = _judgments_on_pool(campaign=campaign, judge_ids={j.pk for j in judges.values()}, topic_pks=topic_pks)
-    specs = {spec for _, studies in candidates for study in studies for spec in (study.a, study.b)}
+    specs = {spec for _, samples in candidates for sample in samples for _, spec in sample.label_sets}
     named = {spec: _label_set_judge_ids(spec) for spec in sorted(specs)}
     found: list[Violation] = []
-    for assignment, studies in candidates:
+    for assignment, samples in candidates:
         judge = judges.get(assignment.assessor_id)
         found += _post_edit_violations(campaign=campaign, assignment=assignment)
         if judge is not None:
-            found += _study_judge_violations(assignment=assignment, judge=judge, studies=studies, named=named)
+            found += _study_judge_violations(assignment=assignment, judge=judge, samples=samples, named=named)
         conflicting = [
             b for b in near[(assignment.assessor_id, assignment.topic_id)] if b.condition != assignment.condition
         ]
@@ -224,15 +230,15 @@ def _judgment_conflict(
 
 
 def _study_judge_violations(
-    *, assignment: Assignment, judge: Judge, studies: list[Study], named: dict[str, frozenset[int]]
+    *, assignment: Assignment, judge: Judge, samples: list[SampleJudges], named: dict[str, frozenset[int]]
 ) -> list[Violation]:
     if assignment.condition != Condition.ADJUDICATION:
         return []
     found = []
-    for study in studies:
-        for side, spec in (("a", study.a), ("b", study.b)):
+    for sample in samples:
+        for side, spec in sample.label_sets:
             if judge.name == spec.partition("/")[0] or judge.pk in named.get(spec, frozenset()):
-                conflict = f"in label set {side} ({spec}) of study #{study.pk}, one of the study's judges"
+                conflict = f"in label set {side} ({spec}) of {sample.name}, one of the study's judges"
                 found.append(
                     _violation(
                         assignment, ADJUDICATOR_IS_STUDY_JUDGE, conflict, _not_independent(assignment, f"is {conflict}")
@@ -242,7 +248,7 @@ def _study_judge_violations(
 
 
 def _label_set_judge_ids(spec: str) -> frozenset[int]:
-    """The judges a study's label set (`Study.a` / `Study.b`) names."""
+    """The judges a sample's label set names."""
     try:
         return frozenset(label_set_get(spec).judge_ids)
     except LabelSetError:  # a set that no longer resolves (its campaign or group is gone) names nobody

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from assess.models import Citation, Run, Sentence, Topic
 from assess.services import tables_analyze
-from judging import blindness
+from judging import blindness, queue
 from judging.guidelines import DEFAULT_GUIDELINES
 from judging.models import (
     Assignment,
@@ -27,17 +27,10 @@ from judging.models import (
     Judgment,
     Label,
     Pair,
-    Study,
 )
 from judging.pairs import normalize_sentence_text, pairs_for_citations
-from judging.selectors import (
-    SubmissionContext,
-    assignment_has_pending,
-    assignment_held_back_count,
-    submission_context,
-    topic_counts_forget,
-    topic_counts_judged,
-)
+from judging.queue import QueueState, SubmissionContext, submission_context, topic_counts_forget, topic_counts_judged
+from judging.samples import SampleJudges
 from judging.tokens import submission_token
 
 
@@ -93,23 +86,7 @@ def campaign_build_pairs(*, campaign: Campaign, allow_missing_text: bool = False
     run_ids = list(campaign.runs.values_list("pk", flat=True))
     topic_ids = list(campaign.topics.values_list("pk", flat=True))
     sentences = Sentence.objects.filter(answer__run__in=run_ids, answer__topic__in=topic_ids)
-    n_sentences = sentences.count()
-    n_uncited = sentences.filter(~Exists(Citation.objects.filter(sentence=OuterRef("pk")))).count()
-    citations = list(
-        Citation.objects.filter(sentence__in=sentences, slot__lt=campaign.depth)
-        .select_related("sentence__answer__run", "passage")
-        .only(
-            "pk",
-            "slot",
-            "passage__passage_id",
-            "passage__has_text",
-            "sentence__index",
-            "sentence__text",
-            "sentence__answer__topic_id",
-            "sentence__answer__run__run_id",
-            "sentence__answer__run__priority",
-        )
-    )
+    citations = _campaign_citations(sentences, depth=campaign.depth)
     missing = sorted({c.passage.passage_id for c in citations if not c.passage.has_text})
     if missing and not allow_missing_text:
         shown = ", ".join(missing[:20]) + (f" and {len(missing) - 20} more" if len(missing) > 20 else "")
@@ -120,35 +97,16 @@ def campaign_build_pairs(*, campaign: Campaign, allow_missing_text: bool = False
     # A sentence whose text is missing (NaN in NIST's files) cannot be judged here; its citations are counted.
     no_sentence_text = [c for c in citations if not normalize_sentence_text(c.sentence.text)]
     kept = [c for c in citations if c.passage.has_text and normalize_sentence_text(c.sentence.text)]
-    # The context shown for a pair: its citation in the highest-priority run, earliest sentence.
-    kept.sort(
-        key=lambda c: (
-            c.sentence.answer.run.priority is None,
-            c.sentence.answer.run.priority or 0,
-            c.sentence.answer.run.run_id,
-            c.sentence.index,
-            c.slot,
-        )
-    )
-    pair_of = pairs_for_citations(citations=kept)
-    pool: dict[tuple[int, int], CampaignPair] = {}
-    for c in kept:
-        key = (c.sentence.answer.topic_id, pair_of[c.pk].pk)
-        if key in pool:
-            pool[key].citation_count += 1
-        else:
-            pool[key] = CampaignPair(
-                campaign=campaign, pair=pair_of[c.pk], topic_id=key[0], context_citation=c, citation_count=1
-            )
+    pool = _campaign_pool(campaign, kept)
     CampaignPair.objects.filter(campaign=campaign).delete()
-    campaign_pairs_create(campaign_pairs=pool.values())
+    campaign_pairs_create(campaign_pairs=pool)
     tables_analyze(models=[CampaignPair, Pair])
     summary: dict[str, Any] = {
         "runs": len(run_ids),
         "topics": len(topic_ids),
         "depth": campaign.depth,
-        "sentences": n_sentences,
-        "sentences_uncited": n_uncited,
+        "sentences": sentences.count(),
+        "sentences_uncited": sentences.filter(~Exists(Citation.objects.filter(sentence=OuterRef("pk")))).count(),
         "citations": len(citations),
         "citations_kept": len(kept),
         "citations_left_out": len(citations) - len(kept),
@@ -165,6 +123,51 @@ def campaign_build_pairs(*, campaign: Campaign, allow_missing_text: bool = False
     for assignment in assignments:
         assignment_refresh_status(assignment=assignment)
     return summary
+
+
+def _campaign_citations(sentences: Any, *, depth: int) -> list[Citation]:
+    """The first `depth` citations of the sentences, with what the build reads of their passage and answer."""
+    return list(
+        Citation.objects.filter(sentence__in=sentences, slot__lt=depth)
+        .select_related("sentence__answer__run", "passage")
+        .only(
+            "pk",
+            "slot",
+            "passage__passage_id",
+            "passage__has_text",
+            "sentence__index",
+            "sentence__text",
+            "sentence__answer__topic_id",
+            "sentence__answer__run__run_id",
+            "sentence__answer__run__priority",
+        )
+    )
+
+
+def _campaign_pool(campaign: Campaign, kept: list[Citation]) -> list[CampaignPair]:
+    """One CampaignPair per (topic, pair) of the kept citations, counting the citations it stands for. The context
+    shown for a pair is its citation in the highest-priority run, earliest sentence."""
+    kept = sorted(
+        kept,
+        key=lambda c: (
+            c.sentence.answer.run.priority is None,
+            c.sentence.answer.run.priority or 0,
+            c.sentence.answer.run.run_id,
+            c.sentence.index,
+            c.slot,
+        ),
+    )
+    pair_of = pairs_for_citations(citations=kept)
+    pool: dict[tuple[int, int], CampaignPair] = {}
+    for c in kept:
+        key = (c.sentence.answer.topic_id, pair_of[c.pk].pk)
+        if key in pool:
+            pool[key].citation_count += 1
+        else:
+            pool[key] = CampaignPair(
+                campaign=campaign, pair=pair_of[c.pk], topic_id=key[0], context_citation=c, citation_count=1
+            )
+    return list(pool.values())
 
 
 def campaign_pairs_create(*, campaign_pairs: Iterable[CampaignPair]) -> list[CampaignPair]:
@@ -210,13 +213,18 @@ def assessor_create(*, username: str, password: str) -> User:
 
 @transaction.atomic
 def assignments_create(
-    *, campaign: Campaign, assessor: User, topics: Iterable[Topic], condition: str, study: Study | None = None
+    *,
+    campaign: Campaign,
+    assessor: User,
+    topics: Iterable[Topic],
+    condition: str,
+    sample: SampleJudges | None = None,
 ) -> list[Assignment]:
     """Assign topics to an assessor under one condition, after the assessor's existing assignments, in the
     order given. An assignment that already exists is kept as it is.
 
     Refused as a whole (BlindnessViolation, nothing made) when one would break a blindness rule
-    (judging/blindness.py); `study` is the study an adjudication assignment re-judges."""
+    (judging/blindness.py); `sample` is the sample (a study's) an adjudication assignment is made to re-judge."""
     if condition not in Condition.values:
         raise ValueError(f"unknown condition {condition!r}")
     topics = list(topics)
@@ -226,7 +234,7 @@ def assignments_create(
             raise ValueError(f"topic {topic.topic_id} is not in campaign {campaign.name}")
     # One assessor's assignments are made one call at a time, so two concurrent calls cannot both pass the check.
     list(User.objects.select_for_update().filter(pk=assessor.pk).values_list("pk", flat=True))
-    blindness.assignments_check(campaign=campaign, assessor=assessor, topics=topics, condition=condition, study=study)
+    blindness.assignments_check(campaign=campaign, assessor=assessor, topics=topics, condition=condition, sample=sample)
     last = Assignment.objects.filter(assessor=assessor).aggregate(m=Max("order"))["m"]
     order = -1 if last is None else last
     made: list[Assignment] = []
@@ -270,8 +278,33 @@ def judgment_submit(
     flagged: bool = False,
     comment: str = "",
 ) -> SubmitResult:
+    """Store one judgment (once per token) and set the assignment's status; for callers that do not show the
+    next card (the demo, the study's imports). The judging paths use `judgment_submit_and_next`."""
+    result = _judgment_store(
+        assignment=assignment,
+        pair_id=pair_id,
+        label=label,
+        token=token,
+        seconds=seconds,
+        flagged=flagged,
+        comment=comment,
+    )
+    assignment_refresh_status(assignment=assignment)
+    return result
+
+
+def _judgment_store(
+    *,
+    assignment: Assignment,
+    pair_id: int,
+    label: str,
+    token: uuid.UUID,
+    seconds: float | None = None,
+    flagged: bool = False,
+    comment: str = "",
+) -> SubmitResult:
     """Store one judgment per submission token. A repeated or concurrent submit of a token stores nothing
-    more and returns the judgment the first one stored."""
+    more and returns the judgment the first one stored. The assignment's status is the caller's to set."""
     try:
         context = _submission_check(assignment=assignment, pair_id=pair_id, label=label, token=token)
     except SubmissionRejected:
@@ -303,8 +336,34 @@ def judgment_submit(
         return _same_submission(Judgment.objects.get(submission_token=token), assignment)
     if context.judged == 0:
         topic_counts_judged(assignment=assignment)
-    assignment_refresh_status(assignment=assignment)
     return SubmitResult(judgment=judgment, created=True)
+
+
+def judgment_submit_and_next(
+    *,
+    assignment: Assignment,
+    pair_id: int,
+    label: str,
+    token: uuid.UUID,
+    seconds: float | None = None,
+    flagged: bool = False,
+    comment: str = "",
+) -> tuple[SubmitResult, QueueState]:
+    """Store one judgment (once per token, as `judgment_submit`) and return the queue's next state; the next pair
+    is read once and also decides the assignment's status. The judging page, its htmx keystroke and the API's
+    submit all come here."""
+    result = _judgment_store(
+        assignment=assignment,
+        pair_id=pair_id,
+        label=label,
+        token=token,
+        seconds=seconds,
+        flagged=flagged,
+        comment=comment,
+    )
+    state = queue.queue_state(assignment=assignment)
+    _assignment_status_set(assignment, queue.status_of(has_pending=state.card is not None, held_back=state.held_back))
+    return result, state
 
 
 def _judgment_insert(judgment: Judgment) -> bool:
@@ -352,9 +411,10 @@ def _same_submission(judgment: Judgment, assignment: Assignment) -> SubmitResult
 
 def assignment_refresh_status(*, assignment: Assignment) -> None:
     """Done when every pair of the topic has this assignment's judgment (held-back pairs count as not done)."""
-    status = AssignmentStatus.OPEN
-    if not assignment_has_pending(assignment=assignment) and not assignment_held_back_count(assignment=assignment):
-        status = AssignmentStatus.DONE
+    _assignment_status_set(assignment, queue.assignment_status(assignment=assignment))
+
+
+def _assignment_status_set(assignment: Assignment, status: AssignmentStatus) -> None:
     if status != assignment.status:
         Assignment.objects.filter(pk=assignment.pk).update(status=status)
         assignment.status = status

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -17,14 +14,13 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from assess.auth import organizer_required
 from assess.models import Run
-from judging import selectors, services
+from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation, blindness_violations
 from judging.forms import AssignForm, BuildForm, CampaignForm, CampaignSettingsForm, SubmitForm
 from judging.highlight import highlight_evidence
 from judging.models import Assignment, Campaign, Label
-
-View = Callable[..., HttpResponse]
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -36,19 +32,6 @@ LABEL_KEYS = [
     (Label.PARTIAL.value, "2", "p", Label.PARTIAL.label),
     (Label.NONE.value, "3", "n", Label.NONE.label),
 ]
-
-
-def organizer_required(view: View) -> View:
-    """Staff only: anonymous users go to the login page, assessors get 403."""
-
-    @wraps(view)
-    @login_required
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not request.user.is_staff:
-            raise PermissionDenied
-        return view(request, *args, **kwargs)
-
-    return wrapped
 
 
 def _own_assignment(request: HttpRequest, assignment_id: int) -> Assignment:
@@ -63,19 +46,19 @@ def _own_assignment(request: HttpRequest, assignment_id: int) -> Assignment:
 
 @login_required
 @require_GET
-def queue(request: HtmxHttpRequest) -> HttpResponse:
+def queue_page(request: HtmxHttpRequest) -> HttpResponse:
     """The assessor's start page: their assignments in order, with progress."""
     user = request.user
     assignments = list(selectors.assessor_assignments(user=user))  # type: ignore[arg-type]
     current = next((a for a in assignments if a.status == "open"), None)
-    overall = selectors.Progress(
+    overall = queue.Progress(
         done=sum(a.done for a in assignments),  # type: ignore[attr-defined]
         total=sum(a.total for a in assignments),  # type: ignore[attr-defined]
     )
     return render(request, "judging/queue.html", {"assignments": assignments, "current": current, "overall": overall})
 
 
-def judge_context(state: selectors.QueueState) -> dict[str, Any]:
+def judge_context(state: queue.QueueState) -> dict[str, Any]:
     card = state.card
     passage_html = None
     if card is not None and state.assignment.campaign.highlight_evidence:
@@ -95,7 +78,7 @@ def judge_context(state: selectors.QueueState) -> dict[str, Any]:
     }
 
 
-def _answer_html(card: selectors.PairCard) -> str:
+def _answer_html(card: queue.PairCard) -> str:
     """The whole answer, the judged sentence in bold (NIST's "sentence context")."""
     return format_html_join(
         "",
@@ -111,7 +94,7 @@ def _answer_html(card: selectors.PairCard) -> str:
     )
 
 
-def _render_state(request: HtmxHttpRequest, state: selectors.QueueState, *, status: int = 200) -> HttpResponse:
+def _render_state(request: HtmxHttpRequest, state: queue.QueueState, *, status: int = 200) -> HttpResponse:
     template = "judging/judge.html#pair-card" if request.htmx else "judging/judge.html"
     return render(request, template, judge_context(state), status=status)
 
@@ -121,7 +104,7 @@ def _render_state(request: HtmxHttpRequest, state: selectors.QueueState, *, stat
 def judge(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The judging page: resumes at the first pair this assignment has not judged."""
     assignment = _own_assignment(request, assignment_id)
-    return _render_state(request, selectors.queue_state(assignment=assignment))
+    return _render_state(request, queue.queue_state(assignment=assignment))
 
 
 @login_required
@@ -134,7 +117,7 @@ def submit(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
         return HttpResponse(f"Not saved: {form.errors.as_text()}", status=400, content_type="text/plain")
     data = form.cleaned_data
     try:
-        services.judgment_submit(
+        _, state = services.judgment_submit_and_next(
             assignment=assignment,
             pair_id=data["pair_id"],
             label=data["label"],
@@ -147,7 +130,7 @@ def submit(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
         return HttpResponse(f"Not saved: {exc}", status=409, content_type="text/plain")
     if not request.htmx:
         return redirect("judging:judge", assignment_id=assignment.pk)
-    return _render_state(request, selectors.queue_state(assignment=assignment))
+    return _render_state(request, state)
 
 
 @login_required
@@ -156,9 +139,9 @@ def back(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The previous pair, to change its judgment (the change is a new judgment row)."""
     assignment = _own_assignment(request, assignment_id)
     before = request.GET.get("before")
-    state = selectors.back_state(assignment=assignment, before=int(before) if before and before.isdigit() else None)
+    state = queue.back_state(assignment=assignment, before=int(before) if before and before.isdigit() else None)
     if state is None:
-        state = selectors.queue_state(assignment=assignment)
+        state = queue.queue_state(assignment=assignment)
     return _render_state(request, state)
 
 

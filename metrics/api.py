@@ -1,4 +1,5 @@
-"""REST API for the metrics: scores, Table 3, agreement, judgment exports and the judgment import.
+"""REST API for the metrics: scores, Table 3, agreement and the judgment exports (the import is
+`judging.exchange.api`).
 
 Organizers (staff) only: the labels of LLM judges must never reach an assessor (DESIGN §3).
 The export format parameter is `fmt` (DRF keeps `format` for content negotiation).
@@ -12,18 +13,18 @@ from typing import Any
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import_uploads
+from judging.exchange.export import ExportFormat, judgments_export
+from judging.exchange.qrels import QRELS_LEVEL_HELP, QrelsLevel
 from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_get
-from judging.models import Condition, JudgeKind
-from metrics.exports import ExportFormat, judgments_export, scores_csv, topic_scores_csv
+from judging.scope import EVERY_CITATION, Scope, scope_for
+from metrics.exports import scores_csv, topic_scores_csv
 from metrics.reports import agreement_report, scores_report, topic_scores_report
-from metrics.selectors import EVERY_CITATION, QRELS_LEVEL_HELP, QrelsLevel, Scope, scope_for, support_stats
+from metrics.selectors import support_stats
 
 
 class LabelSetField(serializers.CharField):
@@ -69,15 +70,6 @@ class ExportInputSerializer(ScopeInputSerializer):
     level = serializers.ChoiceField(
         choices=QrelsLevel.CHOICES, default=QrelsLevel.SENTENCE, help_text="qrels only: " + QRELS_LEVEL_HELP
     )
-
-
-class ImportInputSerializer(serializers.Serializer[dict[str, Any]]):
-    files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
-    format = serializers.ChoiceField(choices=[JudgmentFormat.NIST, JudgmentFormat.EXCHANGE])
-    judge = serializers.CharField(required=False, allow_blank=True, max_length=128)
-    kind = serializers.ChoiceField(choices=JudgeKind.choices, required=False)
-    condition = serializers.ChoiceField(choices=Condition.choices, required=False)
-    label_field = serializers.CharField(required=False, default="label", max_length=64)
 
 
 def _scope(data: dict[str, Any], *, default_depth: int | None = None) -> Scope:
@@ -195,26 +187,3 @@ class JudgmentsExportApi(APIView):
             data["fmt"], "application/x-ndjson"
         )
         return HttpResponse(buffer.getvalue(), content_type=f"{content_type}; charset=utf-8")
-
-
-class JudgmentsImportApi(APIView):
-    permission_classes = [IsAdminUser]
-    parser_classes = [MultiPartParser, FormParser]
-
-    @extend_schema(request={"multipart/form-data": ImportInputSerializer}, responses={200: dict, 400: dict})
-    def post(self, request: Request) -> Response:
-        """Import NIST or exchange files, all or nothing; 400 with every error (file, line, field) otherwise."""
-        serializer = ImportInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        report = judgments_import_uploads(
-            uploads=data["files"],
-            fmt=data["format"],
-            options=JudgmentImportOptions(
-                judge=(data.get("judge") or "").strip() or None,
-                kind=data.get("kind") or None,
-                condition=data.get("condition") or None,
-                label_field=data.get("label_field") or "label",
-            ),
-        )
-        return Response(report.as_dict(), status=status.HTTP_200_OK if report.ok else status.HTTP_400_BAD_REQUEST)

@@ -1,4 +1,4 @@
-"""Run scores from LLM labels on every citation corrected by people on a sample (issue 16), as pure functions.
+"""Run scores from LLM labels on every citation corrected by people on a sample, as pure functions.
 
 The estimator is the **difference estimator** under Poisson sampling (each unit drawn independently with a
 known inclusion probability π, so the design is exact and recorded): with LLM weights ŵ on every citation

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from judging.labels import LabelSet
+from judging.scope import Scope
 from metrics.budget import Population
-from metrics.selectors import Scope, labels_get, material_get
+from metrics.material import labels_get, material_get
 
 
 def budget_population(*, truth: LabelSet, llm: LabelSet, scope: Scope) -> tuple[Population, list[str], list[str]]:

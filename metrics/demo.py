@@ -7,11 +7,12 @@ import time
 from typing import TextIO
 
 from assess.demo import DEMO_TOPICS, data_dir
-from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
+from judging.demo import LLM_JUDGE
+from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions
+from judging.exchange.services import judgments_import
 from judging.models import Condition, JudgeKind, Judgment
 
 NIST_JUDGE = "nist"
-LLM_JUDGE = "opus-4.8-nist"
 
 
 def load(out: TextIO) -> None:

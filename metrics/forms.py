@@ -4,10 +4,8 @@ from typing import Any
 
 from django import forms
 
-from assess.forms import MultipleFileField
-from judging.imports import JudgmentFormat, JudgmentImportOptions
 from judging.labels import LabelSetError, label_set_get, label_sets_available
-from judging.models import Campaign, Condition, JudgeKind
+from judging.models import Campaign
 
 
 def label_set_choices() -> list[tuple[str, str]]:
@@ -52,27 +50,3 @@ class MetricsFilterForm(forms.Form):
 
     def clean_b(self) -> str:
         return self._label_set("b")
-
-
-class JudgmentUploadForm(forms.Form):
-    uploads = MultipleFileField(label="Files", help_text="NIST JSONL, or exchange CSV / JSONL; all or nothing.")
-    format = forms.ChoiceField(
-        choices=[(JudgmentFormat.NIST, "NIST support judgments"), (JudgmentFormat.EXCHANGE, "Judgments exchange")]
-    )
-    judge = forms.CharField(
-        max_length=128, required=False, help_text="Every label's judge (required for NIST; else the judge column)."
-    )
-    kind = forms.ChoiceField(choices=[("", "human (default)"), *JudgeKind.choices], required=False)
-    condition = forms.ChoiceField(choices=[("", "from the file, or none"), *Condition.choices], required=False)
-    label_field = forms.CharField(
-        max_length=64, required=False, initial="label", help_text="Exchange: the label column."
-    )
-
-    def options(self) -> JudgmentImportOptions:
-        data = self.cleaned_data
-        return JudgmentImportOptions(
-            judge=(data.get("judge") or "").strip() or None,
-            kind=data.get("kind") or None,
-            condition=data.get("condition") or None,
-            label_field=(data.get("label_field") or "").strip() or "label",
-        )

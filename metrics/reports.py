@@ -1,7 +1,7 @@
 """The reports the commands, pages and API show: scores per label set, agreement between two label sets.
 
-Each report joins the selectors' plain data with the pure metric functions, and is cached until the next
-judgment (see `selectors.cached`).
+Each report joins the material's plain data (`metrics.material`) with the pure metric functions, and is cached
+until the next judgment (see `material.cached`).
 """
 
 from __future__ import annotations
@@ -12,18 +12,11 @@ from typing import Any
 import numpy as np
 
 from judging.labels import CitationLabels, LabelSet, label_set_describe
+from judging.scope import Scope
 from metrics import agreement as agreement_fns
 from metrics import bootstrap
+from metrics.material import Material, answer_support, cached, citation_topics, labels_get, material_get
 from metrics.scores import AnswerScore, AnswerSupport, TopicMatrix, run_scores
-from metrics.selectors import (
-    Material,
-    Scope,
-    answer_support,
-    cached,
-    citation_topics,
-    labels_get,
-    material_get,
-)
 
 SCORE_COLUMNS = (
     "run_id",
@@ -203,59 +196,12 @@ def _agreement_report(a: LabelSet, b: LabelSet, scope: Scope, resamples: int, se
     labels_b, support_b = _support(b, material)
     both = labels_a.labelled & labels_b.labelled
     labels = agreement_fns.label_agreement(labels_a.codes[both], labels_b.codes[both], seed=seed)
-    topic_names = material.topic_names
-    citation_topic = citation_topics(material)
-    both_per_topic = np.bincount(citation_topic[both], minlength=len(topic_names))
-    differ = both & (labels_a.codes != labels_b.codes)
-    differ_per_topic = np.bincount(citation_topic[differ], minlength=len(topic_names))
-    per_topic = {
-        t: [int(both_per_topic[i]), int(differ_per_topic[i])] for i, t in enumerate(topic_names) if both_per_topic[i]
-    }
     unit = depth_unit(scope.depth)
-
     # τ compares the two judges on the same footing: the topics both judged.
     topics = sorted(set(_judged_topics(material, support_a)) & set(_judged_topics(material, support_b)))
     matrix_a, matrix_b = _matrix(support_a, material, topics), _matrix(support_b, material, topics)
-    runs = matrix_a.runs
-    n = len(topics)
-
-    def means(m: np.ndarray) -> list[float]:
-        return [float(v) for v in (m.sum(axis=1) / n if n else np.zeros(len(runs)))]
-
-    run_precision_a, run_precision_b = means(matrix_a.precision), means(matrix_b.precision)
-    run_recall_a, run_recall_b = means(matrix_a.recall), means(matrix_b.recall)
-    run_points = {
-        "run_id": runs,
-        "precision_a": run_precision_a,
-        "precision_b": run_precision_b,
-        "recall_a": run_recall_a,
-        "recall_b": run_recall_b,
-    }
-    answered = _answered(material, runs, topics)
-
-    def topic_means(m: np.ndarray) -> list[float]:
-        counts = answered.sum(axis=0)
-        return [float(v) for v in np.divide(m.sum(axis=0), counts, out=np.zeros(len(topics)), where=counts > 0)]
-
-    topic_points = {
-        "topic_id": topics,
-        "precision_a": topic_means(matrix_a.precision),
-        "precision_b": topic_means(matrix_b.precision),
-        "recall_a": topic_means(matrix_a.recall),
-        "recall_b": topic_means(matrix_b.recall),
-    }
-    tau = {
-        "precision": agreement_fns.kendall_tau(run_precision_a, run_precision_b),
-        "recall": agreement_fns.kendall_tau(run_recall_a, run_recall_b),
-    }
-    tau_ci: dict[str, Any] = {"precision": None, "recall": None}
-    if resamples > 0:
-        for metric, (ma, mb) in {
-            "precision": (matrix_a.precision, matrix_b.precision),
-            "recall": (matrix_a.recall, matrix_b.recall),
-        }.items():
-            interval = bootstrap.tau_interval(ma, mb, resamples=resamples, seed=seed)
-            tau_ci[metric] = [interval.low, interval.high]
+    run_points = _run_points(matrix_a, matrix_b)
+    tau, tau_ci = _taus(matrix_a, matrix_b, run_points, resamples=resamples, seed=seed)
     return {
         "a": a.spec,
         "b": b.spec,
@@ -273,17 +219,85 @@ def _agreement_report(a: LabelSet, b: LabelSet, scope: Scope, resamples: int, se
             "seed": seed,
             "level": 0.95,
             "method": bootstrap.TAU_INTERVAL_METHOD,
-            "note": interval_note(n, resamples),
+            "note": interval_note(len(topics), resamples),
         },
         "topics": topics,
         "runs": run_points,
-        "topic_means": topic_points,
-        "per_topic": {t: {"both": n, "disagree": d} for t, (n, d) in sorted(per_topic.items())},
+        "topic_means": _topic_points(material, matrix_a, matrix_b),
+        "per_topic": _per_topic(material, labels_a, labels_b, both),
         "self_consistency": {
             a.spec: _self_consistency(labels_a).as_dict(),
             b.spec: _self_consistency(labels_b).as_dict(),
         },
     }
+
+
+def _per_topic(
+    material: Material, labels_a: CitationLabels, labels_b: CitationLabels, both: np.ndarray
+) -> dict[str, dict[str, int]]:
+    """Per topic with citations both sets labelled: how many, and on how many they differ."""
+    topic_names = material.topic_names
+    citation_topic = citation_topics(material)
+    both_per_topic = np.bincount(citation_topic[both], minlength=len(topic_names))
+    differ = both & (labels_a.codes != labels_b.codes)
+    differ_per_topic = np.bincount(citation_topic[differ], minlength=len(topic_names))
+    return {
+        t: {"both": int(both_per_topic[i]), "disagree": int(differ_per_topic[i])}
+        for i, t in enumerate(topic_names)  # in topic order: topic_names is sorted
+        if both_per_topic[i]
+    }
+
+
+def _run_points(matrix_a: TopicMatrix, matrix_b: TopicMatrix) -> dict[str, list[Any]]:
+    """Each run's mean over the topics under either set (a topic it did not answer counts 0)."""
+    n = len(matrix_a.topics)
+
+    def means(m: np.ndarray) -> list[float]:
+        return [float(v) for v in (m.sum(axis=1) / n if n else np.zeros(len(matrix_a.runs)))]
+
+    return {
+        "run_id": matrix_a.runs,
+        "precision_a": means(matrix_a.precision),
+        "precision_b": means(matrix_b.precision),
+        "recall_a": means(matrix_a.recall),
+        "recall_b": means(matrix_b.recall),
+    }
+
+
+def _topic_points(material: Material, matrix_a: TopicMatrix, matrix_b: TopicMatrix) -> dict[str, list[Any]]:
+    """Each topic's mean over the runs that answered it, under either set."""
+    topics = matrix_a.topics
+    counts = _answered(material, matrix_a.runs, topics).sum(axis=0)
+
+    def topic_means(m: np.ndarray) -> list[float]:
+        return [float(v) for v in np.divide(m.sum(axis=0), counts, out=np.zeros(len(topics)), where=counts > 0)]
+
+    return {
+        "topic_id": topics,
+        "precision_a": topic_means(matrix_a.precision),
+        "precision_b": topic_means(matrix_b.precision),
+        "recall_a": topic_means(matrix_a.recall),
+        "recall_b": topic_means(matrix_b.recall),
+    }
+
+
+def _taus(
+    matrix_a: TopicMatrix, matrix_b: TopicMatrix, run_points: dict[str, list[Any]], *, resamples: int, seed: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Kendall's τ between the two sets' run orders, and its topic-bootstrap interval when resamples are asked."""
+    tau = {
+        metric: agreement_fns.kendall_tau(run_points[f"{metric}_a"], run_points[f"{metric}_b"])
+        for metric in ("precision", "recall")
+    }
+    tau_ci: dict[str, Any] = {"precision": None, "recall": None}
+    if resamples > 0:
+        for metric, (ma, mb) in {
+            "precision": (matrix_a.precision, matrix_b.precision),
+            "recall": (matrix_a.recall, matrix_b.recall),
+        }.items():
+            interval = bootstrap.tau_interval(ma, mb, resamples=resamples, seed=seed)
+            tau_ci[metric] = [interval.low, interval.high]
+    return tau, tau_ci
 
 
 def _pair_view(labels_a: CitationLabels, labels_b: CitationLabels, both: np.ndarray) -> dict[str, Any]:

@@ -1,28 +1,17 @@
-"""Weighted support precision and recall (DESIGN §5), as pure functions over plain data.
+"""Weighted support precision and recall (DESIGN §5), as pure functions over plain data (numpy arrays).
 
-An answer is given as its sentence count and, for each sentence that has citations within the depth, the
-labels of those citations in slot order (None: the citation exists but is not judged).
+Precision = Σ weights / judged citations. Recall = mean over sentences of the best judged weight; a sentence
+with no citation counts 0, one whose citations are all unjudged is left out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 WEIGHTS: dict[str, float] = {"FS": 1.0, "PS": 0.5, "NS": 0.0}
 LABELS: tuple[str, ...] = ("NS", "PS", "FS")  # the ordinal order, lowest first
-
-CitedLabels = Sequence[str | None]
-
-
-@dataclass(frozen=True)
-class AnswerLabels:
-    topic_id: str
-    run_id: str
-    sentence_count: int
-    cited: tuple[tuple[str | None, ...], ...]  # one entry per sentence with citations within the depth
 
 
 @dataclass(frozen=True)
@@ -47,31 +36,6 @@ class RunScore:
     topics: int
 
 
-def answer_score(answer: AnswerLabels) -> AnswerScore:
-    """Precision = Σ weights / judged citations. Recall = mean over sentences of the best judged weight; a
-    sentence with no citation counts 0, one whose citations are all unjudged is left out."""
-    weight_sum = 0.0
-    judged = 0
-    support_sum = 0.0
-    recall_denominator = answer.sentence_count
-    for labels in answer.cited:
-        weights = [WEIGHTS[label] for label in labels if label is not None]
-        if not weights:
-            recall_denominator -= 1
-            continue
-        weight_sum += sum(weights)
-        judged += len(weights)
-        support_sum += max(weights)
-    return AnswerScore(
-        topic_id=answer.topic_id,
-        run_id=answer.run_id,
-        sentences=answer.sentence_count,
-        judged=judged,
-        precision=weight_sum / judged if judged else 0.0,
-        recall=support_sum / recall_denominator if recall_denominator > 0 else 0.0,
-    )
-
-
 @dataclass(frozen=True)
 class AnswerSupport:
     """Per-answer figures as arrays (one entry per answer)."""
@@ -88,7 +52,7 @@ WEIGHT_OF_CODE = np.array([WEIGHTS[label] for label in LABELS])  # codes index L
 def support_arrays(
     *, codes: np.ndarray, citation_sentence: np.ndarray, sentence_answer: np.ndarray, sentence_counts: np.ndarray
 ) -> AnswerSupport:
-    """`answer_score` for every answer at once. `codes`: each citation's label (-1: not judged);
+    """Every answer's precision and recall at once. `codes`: each citation's label (-1: not judged);
     `citation_sentence`: each citation's sentence as an index into `sentence_answer`, which gives that
     sentence's answer as an index into `sentence_counts` (every answer's number of sentences)."""
     n_sentences, n_answers = len(sentence_answer), len(sentence_counts)

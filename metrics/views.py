@@ -1,5 +1,6 @@
-"""The organizer's metrics pages: scores, Table 3, agreement and plots, the per-topic drill-down, exports
-and the judgment upload. Reports come from `metrics.reports` (cached until the next judgment)."""
+"""The organizer's metrics pages: scores, Table 3, agreement and plots, the per-topic drill-down and the
+exports. Reports come from `metrics.reports` (cached until the next judgment); the judgment upload on the
+dashboard is `judging.exchange.views`."""
 
 from __future__ import annotations
 
@@ -7,22 +8,24 @@ import io
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import urlencode
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
-from assess.views import organizer_required
-from judging.imports import judgments_import_uploads
+from assess.auth import organizer_required
+from judging.exchange.export import ExportFormat, judgments_export
+from judging.exchange.forms import JudgmentUploadForm
+from judging.exchange.qrels import QrelsLevel
 from judging.labels import LabelSet, LabelSetKind, label_set_get, label_sets_available
 from judging.models import Campaign, Condition, JudgeKind
+from judging.scope import EVERY_CITATION, Scope, scope_for
 from metrics import plots
-from metrics.exports import ExportFormat, agreement_json, judgments_export, scores_csv, topic_scores_csv
-from metrics.forms import JudgmentUploadForm, MetricsFilterForm
+from metrics.exports import agreement_json, scores_csv, topic_scores_csv
+from metrics.forms import MetricsFilterForm
 from metrics.reports import ScoreRow, agreement_report, scores_report, topic_scores_report
-from metrics.selectors import EVERY_CITATION, QrelsLevel, Scope, disagreements, scope_for, support_stats
+from metrics.selectors import disagreements, support_stats
 
 SORTABLE = {
     "run_id": lambda r: r["run_id"],
@@ -305,19 +308,3 @@ def export_agreement(request: HttpRequest) -> HttpResponse:
     buffer = io.StringIO()
     agreement_json(buffer, report)
     return _download(buffer, "application/json", "agreement.json")
-
-
-@require_POST
-@organizer_required
-def upload(request: HttpRequest) -> HttpResponse:
-    form = JudgmentUploadForm(request.POST, request.FILES)
-    if not form.is_valid():
-        return render(request, "metrics/upload_result.html", {"form": form, "report": None}, status=400)
-    report = judgments_import_uploads(
-        uploads=form.cleaned_data["uploads"], fmt=form.cleaned_data["format"], options=form.options()
-    )
-    if report.ok:
-        summary = ", ".join(f"{k} {v}" for k, v in report.counts.items())
-        messages.success(request, f"imported: {summary}")
-        return redirect("metrics:dashboard")
-    return render(request, "metrics/upload_result.html", {"form": form, "report": report}, status=400)

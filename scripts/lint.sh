@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# ruff (format check + lint) and mypy, as CI runs them.
+# ruff (format check + lint), mypy and the import contracts (.importlinter), as CI runs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/ruff format --check .
 .venv/bin/ruff check .
 .venv/bin/mypy .
+.venv/bin/lint-imports --no-cache

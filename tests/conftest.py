@@ -108,7 +108,8 @@ def fresh_cache() -> Iterator[None]:
 
 def nist_excerpts_import(data_dir: Path) -> Any:
     """NIST's from-scratch labels (judge `nist`) of the two excerpt topics, with the answers they describe."""
-    from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
+    from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions
+    from judging.exchange.services import judgments_import
 
     excerpts = data_dir / "excerpts"
     return judgments_import(

@@ -150,7 +150,7 @@ def judging_campaign_build(
     return campaign
 
 
-# --- disagreement study (issue 6) -------------------------------------------------------------------
+# --- disagreement study ----------------------------------------------------------------------------
 
 
 def study_campaign_build(
@@ -194,6 +194,16 @@ def study_labels_seed(campaign: Campaign, *, human: str = "nist", llm: str = "gp
             label = "FS" if i % agree_every == 0 else ("NS" if i % 2 else "PS")
             Judgment.objects.create(judge=llm_judge, pair=cp.pair, label=label)
     return human_judge, llm_judge
+
+
+class StudyFactory(factory.django.DjangoModelFactory):
+    """A study row without a sample (`services.study_create` draws a real one)."""
+
+    class Meta:
+        model = "study.Study"
+
+    a = "nist/from_scratch"
+    b = "gpt-study"
 
 
 class JudgmentFactory(factory.django.DjangoModelFactory):

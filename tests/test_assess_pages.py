@@ -8,7 +8,8 @@ from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from assess.import_jobs import _ProgressWriter, import_job_create, import_job_execute
+from assess.import_jobs import import_job_create
+from assess.importers.jobs import ProgressWriter, import_job_execute
 from assess.models import Answer, ImportJob, ImportStatus, Run, Topic
 from tests.conftest import PASSWORD, browser_login
 from tests.factories import OrganizerFactory, PassageFactory, RunFactory, TopicFactory, answer_build
@@ -324,7 +325,7 @@ def test_it_removes_the_stored_uploads_once_the_job_has_run(db, organizer, media
 
 def test_it_writes_progress_to_the_cache_at_most_every_interval_and_always_at_the_end(db):
     # given
-    writer = _ProgressWriter(job_id=987654, interval=60)
+    writer = ProgressWriter(job_id=987654, interval=60)
     cache.delete(writer.key)
 
     # when / then

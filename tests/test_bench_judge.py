@@ -13,6 +13,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+pytestmark = pytest.mark.bench
+
 
 def _free_port() -> int:
     with socket.socket() as s:

@@ -1,4 +1,4 @@
-"""Hardening (issue 17): CSV exports safe to open in a spreadsheet, request parameters bounded (no 500 on a huge
+"""Hardening: CSV exports safe to open in a spreadsheet, request parameters bounded (no 500 on a huge
 limit or a NUL byte), and imported seconds finite and below a day."""
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from config.pagination import BoundedLimitOffsetPagination
-from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
+from assess.pagination import BoundedLimitOffsetPagination
+from judging.csvsafe import csv_safe_cell
+from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions
+from judging.exchange.services import judgments_import
 from judging.models import Judgment
 from judging.services import assignments_create, campaign_build_pairs, campaign_create
-from judging.study import study_create
-from metrics.csvsafe import csv_safe_cell
+from metrics.study.services import study_create
 from tests.factories import (
     PassageFactory,
     RunFactory,

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client
 
-from judging import selectors, services
+from judging import queue, services
 from judging.models import CampaignPair, Condition, Judge, JudgeKind, Judgment
 from tests.factories import UserFactory, judging_campaign_build
 
@@ -80,7 +80,7 @@ def test_it_keeps_every_from_scratch_response_free_of_llm_labels_while_judging(w
     seen: list[str] = []
 
     # when alice judges by page and by API, goes back, and lists her judgments
-    card = selectors.queue_state(assignment=a).card
+    card = queue.queue_state(assignment=a).card
     seen.append(
         client.post(
             f"/judge/{a.pk}/submit/",

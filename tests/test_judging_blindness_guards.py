@@ -20,12 +20,14 @@ from django.test.utils import CaptureQueriesContext
 from assess.models import Topic
 from judging import blindness, services
 from judging.blindness import BlindnessViolation, blindness_violations
-from judging.models import Assignment, Campaign, CampaignPair, Condition, Judge, Judgment, Study, StudyItem
-from judging.study import StudyError, study_assign, study_create
+from judging.models import Assignment, Campaign, CampaignPair, Condition, Judge, Judgment
+from metrics.study.models import StudyItem
+from metrics.study.services import StudyError, study_assign, study_create
 from tests.factories import (
     JudgeFactory,
     LLMJudgeFactory,
     OrganizerFactory,
+    StudyFactory,
     UserFactory,
     campaign_apart_build,
     campaign_sharing_build,
@@ -114,7 +116,7 @@ def _adjudicator_judged_the_topic(w: World) -> Ask:
 
 def _adjudicator_is_a_study_judge(w: World) -> Ask:
     services.assessor_judge(user=w.alice)
-    study = Study.objects.create(campaign=w.campaign, a="alice", b="gpt-post-edit")
+    study = StudyFactory(campaign=w.campaign, a="alice", b="gpt-post-edit")
     return Ask(w.alice, w.t1, Condition.ADJUDICATION, f"is in label set a (alice) of study #{study.pk}")
 
 
@@ -472,7 +474,7 @@ def test_it_lists_violations_in_the_same_number_of_queries_however_many_assignme
             blindness_violations(campaign=world.campaign)
         return len(captured)
 
-    Study.objects.create(campaign=world.campaign, a="nobody-here", b="gpt-post-edit")
+    StudyFactory(campaign=world.campaign, a="nobody-here", b="gpt-post-edit")
     for name in ("u1", "u2"):
         user = UserFactory(username=name)
         services.assessor_judge(user=user)
@@ -495,8 +497,8 @@ def test_the_demo_gives_the_login_account_no_judgments_and_no_conflicting_assign
     # given
     from assess import demo as assess_demo
     from judging import demo as judging_demo
-    from judging import study_demo
     from metrics import demo as metrics_demo
+    from metrics.study import demo as study_demo
 
     settings.DEMO_DATA_DIR = data_dir
     # when

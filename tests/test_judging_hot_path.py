@@ -1,5 +1,5 @@
-"""The judging keystroke's cheaper reads and writes: the stored queue order, the plain-SQL reads (same answers as
-the ORM's), the shared Redis client and its one-round-trip `incr`, and the session user read in plain SQL."""
+"""The judging keystroke's cheap reads and writes: the stored queue order, the plain-SQL reads (same answers as
+the ORM's), the session user read in plain SQL, and a submit that reads the next pair once."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from django.apps import apps
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from config.cache import RedisCache
-from config.sql import aware
-from judging import selectors, services
+from assess.sql import aware
+from judging import queue, selectors, services
 from judging.models import Assignment, CampaignPair, Condition
 from tests.factories import LLMJudgeFactory, judging_campaign_build
 
@@ -57,7 +56,7 @@ def test_the_queue_follows_the_stored_order_and_skips_judged_pairs(assessor):
     assignment = selectors.assessor_assignment_get(user=assessor, assignment_id=assignment.pk)
     expected = [pair for _, pair in _queue(campaign)]
     seen = []
-    while (state := selectors.queue_state(assignment=assignment)).card is not None:
+    while (state := queue.queue_state(assignment=assignment)).card is not None:
         card = state.card
         seen.append(card.campaign_pair.pair_id)
         services.judgment_submit(
@@ -65,7 +64,7 @@ def test_the_queue_follows_the_stored_order_and_skips_judged_pairs(assessor):
         )
     assert seen == expected
     assert seen == list(
-        selectors.assignment_pool(assignment=assignment).order_by("position").values_list("pair_id", flat=True)
+        queue.assignment_pool(assignment=assignment).order_by("position").values_list("pair_id", flat=True)
     )
     assert Assignment.objects.get(pk=assignment.pk).status == "done"
 
@@ -99,22 +98,6 @@ def test_a_datetime_read_in_plain_sql_is_aware_utc_as_the_orm_gives_it():
     assert aware(None) is None
 
 
-def test_the_cache_shares_one_redis_client_and_incr_only_counts_existing_keys(settings):
-    if not settings.REDIS_URL:
-        pytest.skip("needs REDIS_URL (make test sets it)")
-    cache = RedisCache(settings.REDIS_URL, {"KEY_PREFIX": "hot-path-test"})
-    client = cache._cache
-    assert client.get_client(write=True) is client.get_client(write=True)
-    cache.set("hot-path-counter", 4, 60)
-    assert cache.incr("hot-path-counter") == 5
-    assert cache.incr("hot-path-counter", 3) == 8
-    cache.delete("hot-path-missing")
-    with pytest.raises(ValueError, match="not found"):
-        cache.incr("hot-path-missing")
-    # A missing count is not created by the increment (it would have no expiry and no total beside it).
-    assert cache.get("hot-path-missing") is None
-
-
 def test_the_session_user_is_read_in_plain_sql_and_an_inactive_user_is_logged_out(client, assessor):
     client.force_login(assessor)
     with CaptureQueriesContext(connection) as queries:
@@ -127,17 +110,37 @@ def test_the_session_user_is_read_in_plain_sql_and_an_inactive_user_is_logged_ou
     assert "/accounts/login/" in response["Location"]
 
 
-def test_a_submit_reads_and_writes_in_a_few_statements(assessor):
+def test_a_submit_reads_the_next_pair_once_and_writes_in_a_few_statements(assessor):
     campaign = judging_campaign_build(n_sentences=8)
     (made,) = services.assignments_create(
         campaign=campaign, assessor=assessor, topics=[campaign.topics.get()], condition=Condition.FROM_SCRATCH
     )
     assignment = selectors.assessor_assignment_get(user=assessor, assignment_id=made.pk)
-    card = selectors.queue_state(assignment=assignment).card
+    card = queue.queue_state(assignment=assignment).card
     with CaptureQueriesContext(connection) as queries:
-        services.judgment_submit(
+        _, state = services.judgment_submit_and_next(
             assignment=assignment, pair_id=card.campaign_pair.pair_id, label="PS", token=card.token_uuid
         )
-        selectors.queue_state(assignment=assignment)
-    # Check, insert, status; next pair, its answer, the assessor's assignments (progress is in the cache).
-    assert len(queries) == 6, [q["sql"] for q in queries.captured_queries]
+    sql = [q["sql"] for q in queries.captured_queries]
+    # Check, insert; the next pair with its card, its answer, the assessor's assignments (progress is cached).
+    assert len(sql) == 5, sql
+    assert sum("FROM judging_campaignpair cp" in q and "NOT EXISTS" in q for q in sql) == 1, sql
+    assert state.card is not None
+    assert state.card.campaign_pair.pair_id != card.campaign_pair.pair_id
+    assert state.topic_progress.done == 1
+
+
+def test_the_last_submit_of_a_topic_marks_the_assignment_done_without_another_read(assessor):
+    campaign = judging_campaign_build(n_sentences=2)
+    (made,) = services.assignments_create(
+        campaign=campaign, assessor=assessor, topics=[campaign.topics.get()], condition=Condition.FROM_SCRATCH
+    )
+    assignment = selectors.assessor_assignment_get(user=assessor, assignment_id=made.pk)
+    state = queue.queue_state(assignment=assignment)
+    while state.card is not None:
+        assert Assignment.objects.get(pk=made.pk).status == "open"
+        _, state = services.judgment_submit_and_next(
+            assignment=assignment, pair_id=state.card.campaign_pair.pair_id, label="FS", token=state.card.token_uuid
+        )
+    assert Assignment.objects.get(pk=made.pk).status == "done"
+    assert state.next_assignment is None

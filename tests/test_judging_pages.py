@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from judging import selectors, services
+from judging import queue, selectors, services
 from judging.highlight import highlight_evidence
 from judging.models import Campaign, Condition, JudgeKind, Judgment
 from tests.factories import (
@@ -33,7 +33,7 @@ def judging(db):
 
 
 def test_it_shows_the_sentence_in_bold_inside_its_answer_and_the_whole_passage(judging):
-    card = selectors.queue_state(assignment=judging["assignment"]).card
+    card = queue.queue_state(assignment=judging["assignment"]).card
 
     html = judging["client"].get(f"/judge/{judging['assignment'].pk}/").content.decode()
 
@@ -46,7 +46,7 @@ def test_it_shows_the_sentence_in_bold_inside_its_answer_and_the_whole_passage(j
 
 def test_it_answers_a_htmx_submit_with_the_next_card_only(judging):
     a = judging["assignment"]
-    card = selectors.queue_state(assignment=a).card
+    card = queue.queue_state(assignment=a).card
 
     response = judging["client"].post(
         f"/judge/{a.pk}/submit/",
@@ -64,7 +64,7 @@ def test_it_answers_a_htmx_submit_with_the_next_card_only(judging):
 
 def test_it_answers_a_repeated_submit_with_the_same_next_pair(judging):
     a = judging["assignment"]
-    card = selectors.queue_state(assignment=a).card
+    card = queue.queue_state(assignment=a).card
     data = {"pair_id": card.campaign_pair.pair_id, "token": card.token, "label": "PS"}
 
     first = judging["client"].post(f"/judge/{a.pk}/submit/", data, headers={"HX-Request": "true"})
@@ -82,7 +82,7 @@ def _csrf_free(html: str) -> str:
 
 def test_it_redirects_a_submit_without_javascript_back_to_the_page(judging):
     a = judging["assignment"]
-    card = selectors.queue_state(assignment=a).card
+    card = queue.queue_state(assignment=a).card
 
     response = judging["client"].post(
         f"/judge/{a.pk}/submit/", {"pair_id": card.campaign_pair.pair_id, "token": card.token, "label": "NS"}
@@ -94,7 +94,7 @@ def test_it_redirects_a_submit_without_javascript_back_to_the_page(judging):
 
 def test_it_answers_409_to_a_forged_token(judging):
     a = judging["assignment"]
-    card = selectors.queue_state(assignment=a).card
+    card = queue.queue_state(assignment=a).card
 
     response = judging["client"].post(
         f"/judge/{a.pk}/submit/",
@@ -115,7 +115,7 @@ def test_it_shows_the_topic_finished_screen_with_the_next_topic(judging):
         campaign=a.campaign, assessor=a.assessor, topics=[other_topic], condition=Condition.FROM_SCRATCH
     )[0]
     for _ in range(3):
-        card = selectors.queue_state(assignment=a).card
+        card = queue.queue_state(assignment=a).card
         services.judgment_submit(assignment=a, pair_id=card.campaign_pair.pair_id, label="FS", token=card.token_uuid)
 
     html = judging["client"].get(f"/judge/{a.pk}/").content.decode()
@@ -126,7 +126,7 @@ def test_it_shows_the_topic_finished_screen_with_the_next_topic(judging):
 
 def test_it_stores_a_flag_with_its_comment_and_lists_it_for_the_organizer(judging):
     a = judging["assignment"]
-    card = selectors.queue_state(assignment=a).card
+    card = queue.queue_state(assignment=a).card
     judging["client"].post(
         f"/judge/{a.pk}/submit/",
         {
@@ -234,7 +234,7 @@ def test_it_highlights_shared_words_and_escapes_the_passage():
 def test_it_shows_the_highlight_only_when_the_campaign_turns_it_on(judging):
     campaign = judging["campaign"]
     url = f"/judge/{judging['assignment'].pk}/"
-    passage = selectors.queue_state(assignment=judging["assignment"]).card.passage
+    passage = queue.queue_state(assignment=judging["assignment"]).card.passage
     passage.text = "A text on the topic."
     passage.save()
     off = judging["client"].get(url).content.decode()
@@ -251,7 +251,7 @@ def test_it_shows_progress_per_assignment_and_the_median_seconds_to_the_organize
     # given three judgments of 2, 4 and 9 seconds
     a = judging["assignment"]
     for seconds in (2.0, 9.0, 4.0):
-        card = selectors.queue_state(assignment=a).card
+        card = queue.queue_state(assignment=a).card
         services.judgment_submit(
             assignment=a, pair_id=card.campaign_pair.pair_id, label="FS", token=card.token_uuid, seconds=seconds
         )

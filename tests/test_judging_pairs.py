@@ -10,8 +10,9 @@ import unicodedata
 
 import pytest
 
+from assess.importers.passages import passages_import
+from assess.importers.runs import RunFormat, runs_import
 from assess.models import Run, Topic
-from assess.services import RunFormat, passages_import, runs_import
 from judging import services
 from judging.models import CampaignPair, Judgment
 from tests.factories import JudgeFactory, PassageFactory, RunFactory, TopicFactory, answer_build

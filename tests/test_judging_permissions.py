@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from judging import selectors, services
+from judging import queue, services
 from judging.models import Condition, Judgment
 from tests.factories import OrganizerFactory, UserFactory, judging_campaign_build
 
@@ -19,7 +19,7 @@ def two(db):
         0
     ]
     b = services.assignments_create(campaign=campaign, assessor=bob, topics=topics, condition=Condition.FROM_SCRATCH)[0]
-    card = selectors.queue_state(assignment=b).card
+    card = queue.queue_state(assignment=b).card
     bobs_judgment = services.judgment_submit(
         assignment=b, pair_id=card.campaign_pair.pair_id, label="FS", token=card.token_uuid
     ).judgment

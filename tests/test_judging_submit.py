@@ -8,7 +8,7 @@ import uuid
 import pytest
 from django.db import connection
 
-from judging import selectors, services
+from judging import queue, services
 from judging.models import AssignmentStatus, CampaignPair, Condition, Judge, JudgeKind, Judgment
 from tests.factories import UserFactory, judging_campaign_build
 
@@ -20,7 +20,7 @@ def _assign(campaign, user, condition=Condition.FROM_SCRATCH):
 
 
 def _submit_next(assignment, label="FS", seconds=3.0):
-    card = selectors.queue_state(assignment=assignment).card
+    card = queue.queue_state(assignment=assignment).card
     assert card is not None
     return services.judgment_submit(
         assignment=assignment,
@@ -34,7 +34,7 @@ def _submit_next(assignment, label="FS", seconds=3.0):
 def test_it_stores_one_judgment_when_the_same_token_is_submitted_twice(db):
     # given
     assignment = _assign(judging_campaign_build(), UserFactory(username="alice"))
-    card = selectors.queue_state(assignment=assignment).card
+    card = queue.queue_state(assignment=assignment).card
 
     # when
     first = services.judgment_submit(
@@ -54,7 +54,7 @@ def test_it_stores_one_judgment_when_the_same_token_is_submitted_twice(db):
 
 def test_it_rejects_a_token_it_did_not_issue(db):
     assignment = _assign(judging_campaign_build(), UserFactory(username="alice"))
-    card = selectors.queue_state(assignment=assignment).card
+    card = queue.queue_state(assignment=assignment).card
 
     with pytest.raises(services.SubmissionRejected):
         services.judgment_submit(
@@ -69,7 +69,7 @@ def test_it_rejects_another_assignments_token(db):
     campaign = judging_campaign_build()
     alice = _assign(campaign, UserFactory(username="alice"))
     bob = _assign(campaign, UserFactory(username="bob"))
-    card = selectors.queue_state(assignment=alice).card
+    card = queue.queue_state(assignment=alice).card
     services.judgment_submit(
         assignment=alice, pair_id=card.campaign_pair.pair_id, label="FS", token=uuid.UUID(card.token)
     )
@@ -92,8 +92,8 @@ def test_it_gives_overlapping_assessors_their_own_judgments(db):
     _submit_next(alice, "FS")
     _submit_next(bob, "NS")
 
-    assert selectors.topic_progress(assignment=alice).done == 1
-    assert selectors.topic_progress(assignment=bob).done == 1
+    assert queue.topic_progress(assignment=alice).done == 1
+    assert queue.topic_progress(assignment=bob).done == 1
     assert set(Judgment.objects.values_list("judge__name", "label")) == {("alice", "FS"), ("bob", "NS")}
 
 
@@ -101,7 +101,7 @@ def test_it_resumes_at_the_first_pair_not_yet_judged(db):
     assignment = _assign(judging_campaign_build(n_sentences=6), UserFactory(username="alice"))
     judged = [_submit_next(assignment).judgment.pair_id for _ in range(3)]
 
-    state = selectors.queue_state(assignment=assignment)
+    state = queue.queue_state(assignment=assignment)
 
     assert state.card is not None
     assert state.card.campaign_pair.pair_id not in judged
@@ -112,7 +112,7 @@ def test_it_resumes_at_the_first_pair_not_yet_judged(db):
 def test_it_queues_pairs_citing_the_same_passage_together(db):
     assignment = _assign(judging_campaign_build(n_sentences=12, passages_per_topic=3), UserFactory(username="alice"))
 
-    order = [cp.pair.passage_id for cp in selectors.assignment_pending(assignment=assignment).select_related("pair")]
+    order = [cp.pair.passage_id for cp in queue.assignment_pending(assignment=assignment).select_related("pair")]
 
     runs = [order[0]]
     for passage_id in order[1:]:
@@ -132,7 +132,7 @@ def test_it_marks_the_assignment_done_after_the_last_pair(db):
     assignment.refresh_from_db()
 
     assert assignment.status == AssignmentStatus.DONE
-    assert selectors.queue_state(assignment=assignment).card is None
+    assert queue.queue_state(assignment=assignment).card is None
 
 
 def test_it_stores_a_change_made_by_going_back_as_a_new_row(db):
@@ -142,8 +142,8 @@ def test_it_stores_a_change_made_by_going_back_as_a_new_row(db):
     _submit_next(assignment, "PS")
 
     # when the assessor goes back twice and changes the first pair
-    back = selectors.back_state(assignment=assignment)
-    back = selectors.back_state(assignment=assignment, before=back.card.back_of)
+    back = queue.back_state(assignment=assignment)
+    back = queue.back_state(assignment=assignment, before=back.card.back_of)
     services.judgment_submit(
         assignment=assignment, pair_id=back.card.campaign_pair.pair_id, label="NS", token=uuid.UUID(back.card.token)
     )
@@ -153,7 +153,7 @@ def test_it_stores_a_change_made_by_going_back_as_a_new_row(db):
     assert back.card.previous_label == "FS"
     rows = list(Judgment.objects.filter(assignment=assignment, pair_id=first.pair_id).values_list("label", flat=True))
     assert rows == ["FS", "NS"]
-    assert selectors.topic_progress(assignment=assignment).done == 2
+    assert queue.topic_progress(assignment=assignment).done == 2
 
 
 def _llm_label(campaign, pair_id, label):
@@ -171,7 +171,7 @@ def test_it_records_the_shown_llm_label_and_whether_it_changed_in_post_edit(db):
     assignment = _assign(campaign, UserFactory(username="alice"), Condition.POST_EDIT)
 
     # when
-    card = selectors.queue_state(assignment=assignment).card
+    card = queue.queue_state(assignment=assignment).card
     kept = _submit_next(assignment, "PS").judgment
     changed = _submit_next(assignment, "FS").judgment
 
@@ -192,10 +192,10 @@ def test_it_holds_back_post_edit_pairs_without_an_llm_label(db):
         _llm_label(campaign, cp.pair_id, "NS")
     assignment = _assign(campaign, UserFactory(username="alice"), Condition.POST_EDIT)
 
-    state = selectors.queue_state(assignment=assignment)
+    state = queue.queue_state(assignment=assignment)
 
     assert state.held_back == 3
-    assert set(selectors.assignment_pending(assignment=assignment).values_list("pk", flat=True)) == {
+    assert set(queue.assignment_pending(assignment=assignment).values_list("pk", flat=True)) == {
         cp.pk for cp in labelled
     }
 
@@ -209,7 +209,7 @@ def test_it_shows_the_newest_llm_label_in_post_edit(db):
     _llm_label(campaign, cp.pair_id, "FS")
     assignment = _assign(campaign, UserFactory(username="alice"), Condition.POST_EDIT)
 
-    assert selectors.queue_state(assignment=assignment).card.shown_label == "FS"
+    assert queue.queue_state(assignment=assignment).card.shown_label == "FS"
 
 
 def test_it_shows_no_llm_label_in_from_scratch(db):
@@ -219,7 +219,7 @@ def test_it_shows_no_llm_label_in_from_scratch(db):
     _llm_label(campaign, CampaignPair.objects.get(campaign=campaign).pair_id, "FS")
     assignment = _assign(campaign, UserFactory(username="alice"))
 
-    card = selectors.queue_state(assignment=assignment).card
+    card = queue.queue_state(assignment=assignment).card
     judgment = _submit_next(assignment, "NS").judgment
 
     assert card.shown_label == ""
@@ -293,5 +293,5 @@ def test_it_reopens_a_finished_assignment_when_a_rebuild_adds_pairs(db):
     assignment.refresh_from_db()
     assert assignment.status == AssignmentStatus.OPEN
     # and the page counts the new pool at once (the counts of the old one were kept in the cache)
-    assert selectors.topic_counts(assignment=assignment).progress == selectors.Progress(done=1, total=2)
-    assert selectors.queue_state(assignment=assignment).overall_progress == selectors.Progress(done=1, total=2)
+    assert queue.topic_counts(assignment=assignment).progress == queue.Progress(done=1, total=2)
+    assert queue.queue_state(assignment=assignment).overall_progress == queue.Progress(done=1, total=2)

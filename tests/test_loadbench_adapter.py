@@ -223,6 +223,7 @@ def test_it_imports_annotated_tasks_and_exports_them_as_csv(bench_env):
     assert {r["judge"] for r in rows} == {"bench-import"}
 
 
+@pytest.mark.bench
 @pytest.mark.skipif(not (PEER / "bench.py").is_file(), reason="the Label Studio peer's bench.py is not on this machine")
 def test_the_peers_bench_runs_the_load_through_the_adapter_without_losing_work(bench_env, tmp_path):
     # given

@@ -13,13 +13,15 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 
-from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
+from judging.exchange.export import ExportFormat, judgments_export
+from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions
+from judging.exchange.services import judgments_import
 from judging.labels import label_set_get
-from metrics.exports import ExportFormat, judgments_export
+from judging.scope import EVERY_CITATION, scope_for
 from metrics.reports import agreement_report, answer_scores, scores_report
-from metrics.selectors import EVERY_CITATION, scope_for, support_stats
+from metrics.selectors import support_stats
+from tests.judging.test_metrics_nist import _wipe
 from tests.reference import nist_files as reference
-from tests.test_metrics_nist import _wipe
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")
 

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from assess.reading import ImportRejected, ImportReport
+from assess.importers.report import ImportRejected, ImportReport
 
 
 @contextmanager

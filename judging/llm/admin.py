@@ -1,13 +1,10 @@
-"""Admin for LLM judges, their results and pre-label jobs.
-
-Registered when imported: `judging/admin.py` (the judging app's admin module) imports this module.
-"""
+"""Admin for LLM judges, their results and pre-label jobs."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
-from judging.models import LLMJudge, LLMResult, PrelabelJob
+from judging.llm.models import LLMJudge, LLMResult, PrelabelJob
 
 
 @admin.register(LLMJudge)

@@ -35,7 +35,3 @@ def loop() -> asyncio.AbstractEventLoop:
 def submit(coroutine: Coroutine[Any, Any, T]) -> Future[T]:
     """Run a coroutine on the loop; the returned future can be waited on from any thread."""
     return asyncio.run_coroutine_threadsafe(coroutine, loop())
-
-
-def call_soon(callback: Any, *args: Any) -> None:
-    loop().call_soon_threadsafe(callback, *args)

@@ -14,10 +14,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import openai
+from django.conf import settings
 from django.utils import timezone
 
 from judging.llm.calls import CallOutcome, outcome_from_body
 from judging.llm.client import batch_endpoint, client_for
+from judging.llm.models import LLMResult, LLMResultStatus, PrelabelJob, PrelabelStatus
 from judging.llm.services import (
     call_requests,
     job_cancelled,
@@ -26,7 +28,6 @@ from judging.llm.services import (
     results_release,
     results_write,
 )
-from judging.models import LLMResult, LLMResultStatus, PrelabelJob, PrelabelStatus
 
 CUSTOM_ID_PREFIX = "pair-"
 FINISHED = {"completed", "failed", "expired", "cancelled"}
@@ -98,6 +99,11 @@ def batch_cancel(*, job: PrelabelJob) -> None:
         PrelabelJob.objects.filter(pk=job.pk).update(message=message[:4000])
         return
     PrelabelJob.objects.filter(pk=job.pk).update(batch_status=batch.status)
+
+
+def poll_interval() -> float:
+    """Seconds between two looks at a batch."""
+    return float(settings.LLM_BATCH_POLL_SECONDS)
 
 
 def polling(job: PrelabelJob) -> bool:

@@ -17,8 +17,8 @@ import openai
 from openai import AsyncOpenAI
 
 from judging.llm import ratelimit
+from judging.llm.models import LLMResultStatus
 from judging.llm.parse import label_parse
-from judging.models import LLMResultStatus
 
 RETRYABLE_STATUS = {408, 409, 429}
 RETRY_AFTER_CAP = 120.0

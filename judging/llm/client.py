@@ -12,7 +12,7 @@ from django.conf import settings
 from openai import AsyncAzureOpenAI, AsyncOpenAI, AzureOpenAI, DefaultAioHttpClient, OpenAI
 
 from judging.llm import aio
-from judging.models import LLMJudge, Provider
+from judging.llm.models import LLMJudge, Provider
 
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
 
@@ -22,7 +22,7 @@ class ProviderNotConfigured(RuntimeError):
 
 
 def request_timeout() -> float:
-    return float(getattr(settings, "LLM_REQUEST_TIMEOUT", None) or os.environ.get("LLM_REQUEST_TIMEOUT") or 60)
+    return float(settings.LLM_REQUEST_TIMEOUT)
 
 
 def provider_check(llm: LLMJudge) -> None:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+import redis
+import redis.asyncio
 from django.conf import settings
 from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
 from limits.storage import Storage, storage_from_string
@@ -34,9 +36,13 @@ def _limiter(uri: str) -> MovingWindowRateLimiter:
     return MovingWindowRateLimiter(storage)
 
 
+def storage_uri() -> str:
+    """Where the limits and slots live: LLM_RATE_LIMIT_STORAGE, else REDIS_URL, else this process's memory."""
+    return settings.LLM_RATE_LIMIT_STORAGE or settings.REDIS_URL or "memory://"
+
+
 def limiter() -> MovingWindowRateLimiter:
-    uri = getattr(settings, "LLM_RATE_LIMIT_STORAGE", "") or getattr(settings, "REDIS_URL", "") or "memory://"
-    return _limiter(uri)
+    return _limiter(storage_uri())
 
 
 @dataclass(frozen=True)
@@ -141,8 +147,6 @@ CHUNK_LEASE_SECONDS = 30
 
 @cache
 def _redis(url: str) -> Any:
-    import redis
-
     return redis.Redis.from_url(url)
 
 
@@ -155,8 +159,6 @@ def _loop_state() -> dict[Any, Any]:
 
 
 def _async_scripts(url: str) -> tuple[Any, Any, Any]:
-    import redis.asyncio
-
     state = _loop_state()
     found = state.get(url)
     if found is None:
@@ -170,7 +172,7 @@ def _async_scripts(url: str) -> tuple[Any, Any, Any]:
 
 
 def _slot_storage() -> str:
-    uri = getattr(settings, "LLM_RATE_LIMIT_STORAGE", "") or getattr(settings, "REDIS_URL", "") or "memory://"
+    uri = storage_uri()
     return uri if uri.startswith(("redis://", "rediss://")) else ""
 
 

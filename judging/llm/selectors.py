@@ -10,17 +10,8 @@ from django.conf import settings
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
-from judging.models import (
-    Campaign,
-    CampaignPair,
-    Judge,
-    JudgeKind,
-    Judgment,
-    LLMResult,
-    LLMResultStatus,
-    PrelabelJob,
-    PrelabelStatus,
-)
+from judging.llm.models import LLMResult, LLMResultStatus, PrelabelJob, PrelabelStatus
+from judging.models import Campaign, CampaignPair, Judge, JudgeKind, Judgment
 
 
 @dataclass(frozen=True)
@@ -73,7 +64,7 @@ def results_for(job: PrelabelJob) -> QuerySet[LLMResult]:
 
 def stale_after() -> timedelta:
     """How long a claim holds its pairs without news before its worker is taken for dead."""
-    return timedelta(seconds=float(getattr(settings, "LLM_CLAIM_STALE_SECONDS", 900)))
+    return timedelta(seconds=float(settings.LLM_CLAIM_STALE_SECONDS))
 
 
 def _in_flight(now: datetime) -> Q:

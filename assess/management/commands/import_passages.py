@@ -4,8 +4,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from assess.importers.passages import passages_fill_from_corpus, passages_import
 from assess.management.base import run_import
-from assess.services import passages_fill_from_corpus, passages_import
 
 
 class Command(BaseCommand):

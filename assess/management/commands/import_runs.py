@@ -4,9 +4,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from assess.importers.runs import RunFormat, RunOptions, runs_import
 from assess.management.base import run_import
 from assess.models import Task
-from assess.services import RunFormat, RunOptions, runs_import
 
 
 class Command(BaseCommand):

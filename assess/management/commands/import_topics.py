@@ -4,8 +4,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from assess.importers.topics import topics_import
 from assess.management.base import run_import
-from assess.services import topics_import
 
 
 class Command(BaseCommand):

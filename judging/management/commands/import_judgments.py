@@ -5,7 +5,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from assess.management.base import run_import
-from judging.imports import JudgmentFormat, JudgmentImportOptions, judgments_import
+from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions
+from judging.exchange.services import judgments_import
 from judging.models import Condition, JudgeKind
 
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from judging.management.arguments import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
 from metrics.budget import Design, simulate
 from metrics.budget_selectors import budget_population
-from metrics.management.commands._common import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
 
 
 class Command(BaseCommand):

@@ -5,8 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from judging.management.arguments import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
 from metrics.exports import scores_csv, topic_scores_csv
-from metrics.management.commands._common import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
 from metrics.reports import TopicScoresReport, depth_unit, interval_note, scores_report, topic_scores_report
 
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from metrics.management.commands._common import add_scope_arguments, scope_from
+from judging.management.arguments import add_scope_arguments, scope_from
 from metrics.selectors import support_stats
 
 

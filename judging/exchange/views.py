@@ -1,0 +1,30 @@
+"""The judgment upload page (its form sits on the metrics dashboard, where the result is seen)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from assess.auth import organizer_required
+from judging.exchange.forms import JudgmentUploadForm
+from judging.exchange.services import judgments_import_uploads
+
+RESULT_TEMPLATE = "judging/exchange/upload_result.html"
+
+
+@require_POST
+@organizer_required
+def upload(request: HttpRequest) -> HttpResponse:
+    form = JudgmentUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return render(request, RESULT_TEMPLATE, {"form": form, "report": None}, status=400)
+    report = judgments_import_uploads(
+        uploads=form.cleaned_data["uploads"], fmt=form.cleaned_data["format"], options=form.options()
+    )
+    if report.ok:
+        summary = ", ".join(f"{k} {v}" for k, v in report.counts.items())
+        messages.success(request, f"imported: {summary}")
+        return redirect("metrics:dashboard")
+    return render(request, RESULT_TEMPLATE, {"form": form, "report": report}, status=400)

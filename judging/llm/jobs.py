@@ -1,0 +1,109 @@
+"""Starting and stopping pre-label jobs, as an organizer asks (page, API, command): create one and hand it to
+the workers after commit, cancel one, resume one, or retry the calls of one that failed."""
+
+from __future__ import annotations
+
+import threading
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from judging.llm import batch, tasks
+from judging.llm.chunks import prelabel_job_execute_by_id
+from judging.llm.client import ProviderNotConfigured, provider_check
+from judging.llm.models import PrelabelJob, PrelabelMode, PrelabelStatus
+from judging.llm.selectors import calls_in_flight
+from judging.llm.services import JOB_OPEN, PrelabelError, campaign_pair_ids, llm_config
+from judging.models import Campaign, Judge
+
+
+def prelabel_job_create(
+    *,
+    campaign: Campaign,
+    judge: Judge,
+    mode: str = PrelabelMode.LIVE,
+    retry_errors: bool = False,
+    created_by: User | None = None,
+    enqueue: bool = True,
+) -> PrelabelJob:
+    """Record a job and, after commit, start it on a worker (in process in the embedded default)."""
+    llm = llm_config(judge)
+    try:
+        provider_check(llm)
+    except ProviderNotConfigured as error:
+        raise PrelabelError(str(error)) from None
+    if mode not in PrelabelMode.values:
+        raise PrelabelError(f"unknown mode {mode!r}")
+    pair_ids = campaign_pair_ids(campaign)
+    if not pair_ids:
+        raise PrelabelError(f"campaign {campaign.name!r} has no pairs yet: build it first")
+    with transaction.atomic():
+        job = PrelabelJob.objects.create(
+            campaign=campaign,
+            judge=judge,
+            prompt_version=llm.prompt_version,
+            mode=mode,
+            retry_errors=retry_errors,
+            total=len(pair_ids),
+            created_by=created_by,
+        )
+        if enqueue:
+            job_id = job.pk
+            transaction.on_commit(lambda: prelabel_job_enqueue(job_id=job_id))
+    return job
+
+
+def prelabel_job_enqueue(*, job_id: int) -> None:
+    """Hand the job to the Celery workers; in the embedded default (eager, no broker) run it in a thread,
+    so that the organizer's request returns at once and the page shows the progress."""
+    if tasks.prelabel_job_run.app.conf.task_always_eager and settings.LLM_TASKS_IN_THREAD:
+        threading.Thread(
+            target=prelabel_job_execute_by_id, args=(job_id,), name=f"prelabel-{job_id}", daemon=True
+        ).start()
+    else:
+        tasks.prelabel_job_run.delay(job_id)
+
+
+def prelabel_job_cancel(*, job: PrelabelJob, by: User | None = None) -> PrelabelJob:
+    """Stop a job that has not ended. Its queued chunks do not start; its running chunks start no new
+    call and store what the calls in flight return; the pairs left go back to be done by a later job
+    (a resume is a new job: it calls only what has no result). A batch is cancelled at the provider,
+    and what it finished before the cancel is still stored when it ends."""
+    who = f" by {by.get_username()}" if by is not None else ""
+    cancelled = PrelabelJob.objects.filter(pk=job.pk, status__in=JOB_OPEN).update(
+        status=PrelabelStatus.CANCELLED, message=f"cancelled{who}", finished_at=timezone.now()
+    )
+    job.refresh_from_db()
+    if not cancelled:
+        raise PrelabelError(f"job #{job.pk} has already ended: {job.get_status_display().lower()}")
+    if job.mode == PrelabelMode.BATCH and job.batch_id:
+        batch.batch_cancel(job=job)
+    return job
+
+
+def prelabel_job_resume(*, job: PrelabelJob, created_by: User | None = None) -> PrelabelJob:
+    """A new job over the same campaign, judge and mode: it calls only the pairs still without a result.
+
+    Refused while calls of the ended job are still in flight: they are paid for and will be stored, and
+    the new job would otherwise find their pairs held and wait for their claims to go stale."""
+    job.refresh_from_db()
+    if job.status in JOB_OPEN:
+        raise PrelabelError(f"job #{job.pk} is still {job.get_status_display().lower()}")
+    in_flight = calls_in_flight(job)
+    if in_flight:
+        raise PrelabelError(
+            f"{in_flight} call{'s' if in_flight != 1 else ''} of job #{job.pk} still in flight; "
+            "resume once they have ended (a few seconds)"
+        )
+    return prelabel_job_create(
+        campaign=job.campaign, judge=job.judge, mode=job.mode, retry_errors=job.retry_errors, created_by=created_by
+    )
+
+
+def prelabel_retry_errors(*, job: PrelabelJob, created_by: User | None = None) -> PrelabelJob:
+    """A new job over the same campaign and judge that calls again only the pairs whose call failed."""
+    return prelabel_job_create(
+        campaign=job.campaign, judge=job.judge, mode=job.mode, retry_errors=True, created_by=created_by
+    )

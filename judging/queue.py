@@ -1,0 +1,508 @@
+"""The queue: which pairs an assignment judges, in which order, which one comes next, which are held back,
+the card that shows a pair, and the assignment's progress and status. The rule in words is `queue.md`
+beside this module; every path (page, API, commands, the study's adjudication) reads it from here.
+
+Blindness (DESIGN §3): a card carries an LLM label only for a `post_edit` assignment, and never another
+person's label."""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db.models.functions import Coalesce
+
+from assess.models import Passage
+from assess.sql import columns, fields_of, from_row
+from judging.models import (
+    Assignment,
+    AssignmentStatus,
+    CampaignPair,
+    Condition,
+    Judgment,
+    Label,
+)
+from judging.samples import sample_pair_count, sample_pairs
+from judging.tokens import submission_token
+
+LABEL_NAMES: dict[str, str] = dict(Label.choices)
+
+# --- queues ---------------------------------------------------------------------------------------
+
+
+def assignment_pool(*, assignment: Assignment) -> QuerySet[CampaignPair]:
+    """Every pair this assignment may judge (its queue before held-back and done pairs are taken out)."""
+    return _topic_pool(assignment)
+
+
+def _topic_pool(assignment: Assignment) -> QuerySet[CampaignPair]:
+    pool = CampaignPair.objects.filter(campaign_id=assignment.campaign_id, topic_id=assignment.topic_id)
+    sampled = sample_pairs(assignment=assignment)
+    if sampled is not None:
+        # An adjudication assignment that re-judges a sample (a disagreement study's) judges only the sample's
+        # pairs of its topic, in the sample's order (`sample_order`: the study shuffles it with its seed, so
+        # order says nothing of labels).
+        order = Case(*(When(pair_id=p, then=Value(i)) for i, p in enumerate(sampled)), output_field=IntegerField())
+        pool = pool.filter(pair_id__in=sampled).annotate(sample_order=order)
+    return pool
+
+
+def _has_llm_label(assignment: Assignment) -> Q:
+    judge_id = assignment.campaign.post_edit_judge_id
+    if judge_id is None:
+        return Q(pk__in=[])
+    return Q(Exists(Judgment.objects.filter(judge_id=judge_id, pair_id=OuterRef("pair_id"))))
+
+
+def assignment_pending(*, assignment: Assignment) -> QuerySet[CampaignPair]:
+    """The pairs still to judge, in queue order: pairs citing the same passage come together.
+
+    A post-edit queue holds back the pairs that have no LLM label yet."""
+    judged = Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id"))
+    pending = _topic_pool(assignment).filter(~Exists(judged))
+    if assignment.condition == Condition.POST_EDIT:
+        pending = pending.filter(_has_llm_label(assignment))
+    if sample_pairs(assignment=assignment) is not None:
+        return pending.order_by("sample_order", "pair_id")
+    return pending.order_by("position")
+
+
+# The next pending pair, in plain SQL: it is read on every keystroke, and composing it with the ORM cost more
+# CPU than everything the database does for a submit. The same pairs and order as `assignment_pending`.
+_CARD_PAIR_FIELDS = fields_of(CampaignPair, ["id", "campaign_id", "pair_id", "topic_id", "context_citation_id"])
+_CARD_PASSAGE_FIELDS = fields_of(Passage, ["id", "passage_id", "title", "text", "url"])
+
+
+def _card_columns() -> str:
+    """What `_card_from_row` reads: the pair's and the passage's fields, then the context sentence's answer and index."""
+    cols = [
+        *columns("cp", _CARD_PAIR_FIELDS),
+        *columns("pa", _CARD_PASSAGE_FIELDS),
+        "s.answer_id",
+        's."index"',
+    ]
+    return ", ".join(cols)
+
+
+_CARD_JOINS = (
+    " JOIN judging_pair pr ON pr.id = cp.pair_id JOIN assess_passage pa ON pa.id = pr.passage_id"
+    " JOIN assess_citation ci ON ci.id = cp.context_citation_id JOIN assess_sentence s ON s.id = ci.sentence_id"
+)
+_NEWEST_LLM_LABEL = (
+    "(SELECT l.label FROM judging_judgment l WHERE l.judge_id = %s AND l.pair_id = cp.pair_id"
+    " ORDER BY l.created_at DESC, l.id DESC LIMIT 1)"
+)
+
+
+def _next_pending(assignment: Assignment, *, card: bool) -> tuple[Any, ...] | None:
+    """The first pending pair of the queue: its id, or (`card`) the row `_card_from_row` reads; None if none."""
+    where = [
+        "cp.campaign_id = %s",
+        "cp.topic_id = %s",
+        "NOT EXISTS (SELECT 1 FROM judging_judgment j WHERE j.assignment_id = %s AND j.pair_id = cp.pair_id)",
+    ]
+    params: list[Any] = [assignment.campaign_id, assignment.topic_id, assignment.pk]
+    judge_id = assignment.campaign.post_edit_judge_id if assignment.condition == Condition.POST_EDIT else None
+    if assignment.condition == Condition.POST_EDIT:
+        if judge_id is None:
+            return None  # every pair is held back
+        where.append("EXISTS (SELECT 1 FROM judging_judgment l WHERE l.judge_id = %s AND l.pair_id = cp.pair_id)")
+        params.append(judge_id)
+    order = "cp.position"
+    sampled = sample_pairs(assignment=assignment)
+    if sampled is not None:
+        if not sampled:
+            return None
+        where.append(f"cp.pair_id IN ({', '.join(['%s'] * len(sampled))})")
+        order = f"CASE cp.pair_id {' '.join(f'WHEN %s THEN {i}' for i in range(len(sampled)))} END, cp.pair_id"
+        params += [*sampled, *sampled]
+    # The pending pair first, then its card: joined before the LIMIT, every judged pair's card was read too.
+    sql = f"SELECT cp.* FROM judging_campaignpair cp WHERE {' AND '.join(where)} ORDER BY {order} LIMIT 1"
+    if card:
+        select = _card_columns()
+        if judge_id is not None:
+            select += ", " + _NEWEST_LLM_LABEL
+            params.insert(0, judge_id)
+        sql = f"SELECT {select} FROM ({sql}) cp{_CARD_JOINS}"
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        row: tuple[Any, ...] | None = cur.fetchone()
+    return row
+
+
+@dataclass(frozen=True)
+class SubmissionContext:
+    citation_id: int  # the pair's context citation
+    judged: int  # this assignment's judgments of the pair so far
+    judge_id: int | None  # the assessor's human judge
+    llm_label: str  # post-edit only: the label the card showed
+
+
+def submission_context(*, assignment: Assignment, pair_id: int) -> SubmissionContext | None:
+    """What a submit of `pair_id` needs to know, or None if the pair is not in the assignment's pool."""
+    sampled = sample_pairs(assignment=assignment)
+    if sampled is not None and pair_id not in sampled:
+        return None
+    select = (
+        "cp.context_citation_id,"
+        " (SELECT count(*) FROM judging_judgment j WHERE j.assignment_id = %s AND j.pair_id = cp.pair_id),"
+        " (SELECT h.id FROM judging_judge h WHERE h.user_id = %s)"
+    )
+    column_params: list[Any] = [assignment.pk, assignment.assessor_id]
+    judge_id = assignment.campaign.post_edit_judge_id
+    if assignment.condition == Condition.POST_EDIT and judge_id is not None:
+        select += ", " + _NEWEST_LLM_LABEL
+        column_params.append(judge_id)
+    sql = (
+        f"SELECT {select} FROM judging_campaignpair cp"
+        " WHERE cp.campaign_id = %s AND cp.topic_id = %s AND cp.pair_id = %s"
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql, [*column_params, assignment.campaign_id, assignment.topic_id, pair_id])
+        row = cur.fetchone()
+    if row is None:
+        return None
+    return SubmissionContext(
+        citation_id=row[0], judged=row[1], judge_id=row[2], llm_label=(row[3] or "") if len(row) > 3 else ""
+    )
+
+
+def assignment_has_pending(*, assignment: Assignment) -> bool:
+    return _next_pending(assignment, card=False) is not None
+
+
+def assignment_held_back_count(*, assignment: Assignment) -> int:
+    return _held_back(assignment)
+
+
+def status_of(*, has_pending: bool, held_back: int) -> AssignmentStatus:
+    """Done when every pair of the pool has this assignment's judgment: none pending and none held back."""
+    return AssignmentStatus.OPEN if has_pending or held_back else AssignmentStatus.DONE
+
+
+def assignment_status(*, assignment: Assignment) -> AssignmentStatus:
+    """The status the assignment has now (two reads: the next pending pair and the held-back count)."""
+    return status_of(has_pending=assignment_has_pending(assignment=assignment), held_back=_held_back(assignment))
+
+
+def _count(qs: QuerySet[Any]) -> Coalesce:
+    return Coalesce(Subquery(qs.values("n"), output_field=IntegerField()), 0)
+
+
+def assignments_with_progress(qs: QuerySet[Assignment]) -> QuerySet[Assignment]:
+    """Annotates `total` (pairs in the topic's pool) and `done` (pairs this assignment has judged)."""
+    total = (
+        CampaignPair.objects.filter(campaign_id=OuterRef("campaign_id"), topic_id=OuterRef("topic_id"))
+        .order_by()
+        .values("campaign_id")
+        .annotate(n=Count("pk"))
+    )
+    done = (
+        Judgment.objects.filter(assignment_id=OuterRef("pk"))
+        .order_by()
+        .values("assignment_id")
+        .annotate(n=Count("pair_id", distinct=True))
+    )
+    # An adjudication assignment that re-judges a sample (a disagreement study's) counts only the sample's pairs.
+    sampled = sample_pair_count(assignment_id=OuterRef("pk"), topic_id=OuterRef("topic_id"))
+    topic_total = Subquery(total.values("n"), output_field=IntegerField())
+    total_or_sample = Coalesce(sampled, topic_total, 0) if sampled is not None else Coalesce(topic_total, 0)
+    return qs.annotate(total=total_or_sample, done=_count(done))
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.done / self.total) if self.total else 100
+
+
+def next_assignment(*, user: AbstractBaseUser, after: Assignment) -> Assignment | None:
+    """The assessor's next open assignment in assignment order."""
+    return (
+        Assignment.objects.filter(assessor_id=user.pk, status="open")
+        .exclude(pk=after.pk)
+        .filter(Q(order__gt=after.order) | Q(order=after.order, pk__gt=after.pk))
+        .order_by("order", "pk")
+        .first()
+    ) or Assignment.objects.filter(assessor_id=user.pk, status="open").exclude(pk=after.pk).order_by(
+        "order", "pk"
+    ).first()
+
+
+# --- the pair card --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ContextSentence:
+    index: int
+    text: str
+    is_judged: bool
+
+
+@dataclass
+class PairCard:
+    """What the judging page shows for one pair. `shown_label` is set only for post-edit assignments."""
+
+    assignment: Assignment
+    campaign_pair: CampaignPair
+    passage: Passage
+    sentence_text: str
+    context: list[ContextSentence]
+    token: str
+    shown_label: str = ""
+    previous_label: str = ""
+    back_of: int | None = None
+    topic_progress: Progress = field(default_factory=lambda: Progress(0, 0))
+    overall_progress: Progress = field(default_factory=lambda: Progress(0, 0))
+    held_back: int = 0
+
+    @property
+    def token_uuid(self) -> uuid.UUID:
+        return uuid.UUID(self.token)
+
+    @property
+    def preselected(self) -> str:
+        return self.previous_label or self.shown_label
+
+    @property
+    def shown_label_name(self) -> str:
+        return LABEL_NAMES.get(self.shown_label, "")
+
+    @property
+    def previous_label_name(self) -> str:
+        return LABEL_NAMES.get(self.previous_label, "")
+
+
+@dataclass
+class QueueState:
+    """The judging page's state: the card to show, or None when the topic is finished."""
+
+    assignment: Assignment
+    card: PairCard | None
+    topic_progress: Progress
+    overall_progress: Progress
+    held_back: int
+    has_judgments: bool
+    next_assignment: Assignment | None = None
+
+
+@dataclass(frozen=True)
+class TopicCounts:
+    progress: Progress
+    held_back: int
+
+
+# The judging page's progress, kept in the cache: counting a topic's pool and this assignment's judgments on
+# every keystroke was the largest part of a submit on a large topic. Judgments of an assignment are only
+# added by `services.judgment_submit`, which bumps `done` (`topic_counts_judged`); the expiry bounds any
+# drift (a lost increment when two tabs submit at once). Post-edit held-back pairs change as LLM labels
+# arrive, so they are counted each time.
+COUNTS_SECONDS = 300
+
+
+def counts_keys(assignment_id: int, created_at: datetime) -> tuple[str, str]:
+    """The cache keys of an assignment's (total, done) counts."""
+    # The creation time too: a recreated database reuses primary keys, and the cache outlives it.
+    stamp = f"{assignment_id}:{created_at.timestamp():.6f}"
+    return f"judging:total:{stamp}", f"judging:done:{stamp}"
+
+
+def _counts_keys(assignment: Assignment) -> tuple[str, str]:
+    return counts_keys(assignment.pk, assignment.created_at)
+
+
+def _counts_query(assignment: Assignment) -> tuple[int, int]:
+    judged = Q(Exists(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id"))))
+    row = _topic_pool(assignment).aggregate(total=Count("pk"), done=Count("pk", filter=judged))
+    return row["total"], row["done"]
+
+
+def _progress_many(assignments: list[Assignment]) -> dict[int, Progress]:
+    """Each assignment's (done, total), from the cache where it is, counted (and cached) where not."""
+    keys = {a.pk: _counts_keys(a) for a in assignments}
+    found = cache.get_many([k for pair in keys.values() for k in pair])
+    out: dict[int, Progress] = {}
+    for a in assignments:
+        total_key, done_key = keys[a.pk]
+        if total_key in found and done_key in found:
+            total, done = int(found[total_key]), int(found[done_key])
+        else:
+            total, done = _counts_query(a)
+            cache.set_many({total_key: total, done_key: done}, COUNTS_SECONDS)
+        out[a.pk] = Progress(done=min(done, total), total=total)
+    return out
+
+
+def topic_counts_forget(*, assignments: Iterable[Assignment]) -> None:
+    """Their pools changed (a campaign rebuilt): the next read counts again."""
+    cache.delete_many([key for a in assignments for key in _counts_keys(a)])
+
+
+def topic_counts_judged(*, assignment: Assignment) -> None:
+    """A pair of the assignment got its first judgment: one more done, if the count is cached."""
+    # Not cached (or expired): nothing to bump, the next read counts.
+    with contextlib.suppress(ValueError):
+        cache.incr(_counts_keys(assignment)[1])
+
+
+def topic_counts(*, assignment: Assignment) -> TopicCounts:
+    """Pairs in the topic's pool, those this assignment has judged, and (post-edit) those held back."""
+    return TopicCounts(progress=_progress_many([assignment])[assignment.pk], held_back=_held_back(assignment))
+
+
+def _held_back(assignment: Assignment) -> int:
+    if assignment.condition != Condition.POST_EDIT:
+        return 0
+    judged = Exists(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id")))
+    return _topic_pool(assignment).filter(~Q(judged) & ~_has_llm_label(assignment)).count()
+
+
+def topic_progress(*, assignment: Assignment) -> Progress:
+    return topic_counts(assignment=assignment).progress
+
+
+def _card(
+    assignment: Assignment,
+    cp: CampaignPair,
+    *,
+    passage: Passage,
+    answer_id: int,
+    index: int,
+    nth: int,
+    shown: str,
+    back_of: Judgment | None = None,
+) -> PairCard:
+    """The card of pair `cp`, whose context citation is sentence `index` of answer `answer_id`."""
+    with connection.cursor() as cur:
+        cur.execute('SELECT "index", text FROM assess_sentence WHERE answer_id = %s ORDER BY "index"', [answer_id])
+        answer = cur.fetchall()
+    return card_of(assignment, cp, passage=passage, answer=answer, index=index, nth=nth, shown=shown, back_of=back_of)
+
+
+def card_of(
+    assignment: Assignment,
+    cp: CampaignPair,
+    *,
+    passage: Passage,
+    answer: list[tuple[int, str]],
+    index: int,
+    nth: int,
+    shown: str,
+    back_of: Judgment | None = None,
+) -> PairCard:
+    """The card of pair `cp` whose context is sentence `index` of `answer` ((index, text) in order), shown for
+    the `nth` judgment of the pair; `shown` is the LLM label (kept only for a post-edit assignment)."""
+    return PairCard(
+        assignment=assignment,
+        campaign_pair=cp,
+        passage=passage,
+        sentence_text=next((t for i, t in answer if i == index), ""),
+        context=[ContextSentence(i, t, i == index) for i, t in answer],
+        token=str(submission_token(assignment_id=assignment.pk, pair_id=cp.pair_id, nth=nth)),
+        shown_label=shown if assignment.condition == Condition.POST_EDIT else "",
+        previous_label=back_of.label if back_of is not None else "",
+        back_of=back_of.pk if back_of is not None else None,
+    )
+
+
+def _card_from_row(assignment: Assignment, row: tuple[Any, ...]) -> PairCard:
+    """The card of a `_next_pending` row: instances as loaded from the database, fields not read deferred."""
+    n = len(_CARD_PAIR_FIELDS)
+    m = n + len(_CARD_PASSAGE_FIELDS)
+    cp = from_row(CampaignPair, _CARD_PAIR_FIELDS, row[:n])
+    passage = from_row(Passage, _CARD_PASSAGE_FIELDS, row[n:m])
+    answer_id, index = row[m : m + 2]
+    # A pending pair has no judgment from this assignment yet: its token is the 0th.
+    shown = (row[m + 2] or "") if len(row) > m + 2 else ""
+    return _card(assignment, cp, passage=passage, answer_id=answer_id, index=index, nth=0, shown=shown)
+
+
+def queue_state(*, assignment: Assignment) -> QueueState:
+    """The next pair to judge (resuming where the assessor was), with progress."""
+    row = _next_pending(assignment, card=True)
+    return _state(assignment, _card_from_row(assignment, row) if row is not None else None)
+
+
+def back_state(*, assignment: Assignment, before: int | None = None) -> QueueState | None:
+    """The card of the previously judged pair (before judgment `before`, if given), or None if there is none."""
+    previous = Judgment.objects.filter(assignment_id=assignment.pk)
+    if before is not None:
+        current = Judgment.objects.filter(assignment_id=assignment.pk, pk=before).values_list("pair_id", flat=True)
+        previous = previous.filter(pk__lt=before).exclude(pair_id__in=current)
+    judgment = previous.order_by("-pk").first()
+    if judgment is None:
+        return None
+    rows = list(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=judgment.pair_id).order_by("-pk"))
+    cp = (
+        _topic_pool(assignment)
+        .filter(pair_id=judgment.pair_id)
+        .select_related("pair__passage", "context_citation__sentence")
+    )
+    judge_id = assignment.campaign.post_edit_judge_id
+    if assignment.condition == Condition.POST_EDIT and judge_id is not None:
+        newest = Judgment.objects.filter(judge_id=judge_id, pair_id=OuterRef("pair_id")).order_by("-created_at", "-pk")
+        cp = cp.annotate(llm_label=Subquery(newest.values("label")[:1]))
+    found = cp.get()
+    sentence = found.context_citation.sentence
+    card = _card(
+        assignment,
+        found,
+        passage=found.pair.passage,
+        answer_id=sentence.answer_id,
+        index=sentence.index,
+        nth=len(rows),
+        shown=getattr(found, "llm_label", None) or "",
+        back_of=rows[0],
+    )
+    return _state(assignment, card)
+
+
+def _state(assignment: Assignment, card: PairCard | None) -> QueueState:
+    # The topic's and the overall progress from one read of the cache.
+    progress = _progress_many(_assessor_assignments(assignment))
+    topic = progress[assignment.pk]
+    state = QueueState(
+        assignment=assignment,
+        card=card,
+        topic_progress=topic,
+        overall_progress=Progress(
+            done=sum(p.done for p in progress.values()), total=sum(p.total for p in progress.values())
+        ),
+        held_back=_held_back(assignment),
+        has_judgments=topic.done > 0,
+    )
+    if card is not None:
+        card.topic_progress, card.overall_progress, card.held_back = (
+            state.topic_progress,
+            state.overall_progress,
+            state.held_back,
+        )
+    else:
+        state.next_assignment = next_assignment(user=assignment.assessor, after=assignment)
+    return state
+
+
+def _assessor_assignments(assignment: Assignment) -> list[Assignment]:
+    """All the assignments of this one's assessor, with the fields progress needs (this one as it is)."""
+    with connection.cursor() as cur:
+        cur.execute(
+            f"SELECT {', '.join(columns('a', _PROGRESS_FIELDS))} FROM judging_assignment a WHERE a.assessor_id = %s",
+            [assignment.assessor_id],
+        )
+        rows = cur.fetchall()
+    return [assignment if row[0] == assignment.pk else from_row(Assignment, _PROGRESS_FIELDS, row) for row in rows]
+
+
+_PROGRESS_FIELDS = fields_of(Assignment, ["id", "campaign_id", "assessor_id", "topic_id", "condition", "created_at"])

@@ -1,0 +1,153 @@
+"""REST API of the disagreement study. Organizers only: the report names every judge's label, so
+it must never reach an assessor (DESIGN §3); an adjudicator works through the assignment API alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from judging.labels import SPEC_HELP
+from judging.models import Campaign, Judge, JudgeKind
+from metrics.study import report
+from metrics.study import selectors as study_selectors
+from metrics.study import services as study_services
+from metrics.study.models import Study
+
+
+class StudyInputSerializer(serializers.Serializer[dict[str, Any]]):
+    campaign = serializers.SlugRelatedField(slug_field="name", queryset=Campaign.objects.all())
+    a = serializers.CharField(help_text=f"the first label set, usually human: {SPEC_HELP}")
+    b = serializers.CharField(help_text="the second label set, usually the LLM judge's")
+    per_topic = serializers.IntegerField(min_value=1, max_value=1000, default=study_services.DEFAULT_PER_TOPIC)
+    seed = serializers.IntegerField(default=0)
+
+
+class StudyOutputSerializer(serializers.ModelSerializer[Study]):
+    campaign: serializers.SlugRelatedField[Campaign] = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    second_judge: serializers.SlugRelatedField[Judge] = serializers.SlugRelatedField(slug_field="name", read_only=True)
+
+    class Meta:
+        model = Study
+        fields = ["id", "campaign", "a", "b", "per_topic", "seed", "second_judge", "summary", "created_at"]
+
+
+class StudiesApi(APIView):
+    """List the studies, or sample a new one (the sample is drawn at once)."""
+
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(responses={200: StudyOutputSerializer(many=True)})
+    def get(self, request: Request) -> Response:
+        return Response(StudyOutputSerializer(study_selectors.study_list(), many=True).data)
+
+    @extend_schema(request=StudyInputSerializer, responses={201: StudyOutputSerializer})
+    def post(self, request: Request) -> Response:
+        data = StudyInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            study = study_services.study_create(
+                campaign=v["campaign"],
+                a=v["a"],
+                b=v["b"],
+                per_topic=v["per_topic"],
+                seed=v["seed"],
+                created_by=request.user,  # type: ignore[arg-type]
+            )
+        except study_services.StudyError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(StudyOutputSerializer(study).data, status=status.HTTP_201_CREATED)
+
+
+class StudyReportApi(APIView):
+    """The report: κ between every pair of judges, exact match, distributions, and the sampled pairs
+    (`fmt=csv`: the pairs with all their labels as CSV)."""
+
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("fmt", str, enum=["json", "csv"], required=False)], responses={200: dict}
+    )
+    def get(self, request: Request, study_id: int) -> Response | HttpResponse:
+        study = study_selectors.study_get(study_id=study_id)
+        if study is None:
+            return Response({"detail": "no such study"}, status=status.HTTP_404_NOT_FOUND)
+        table = study_selectors.study_table(study=study)
+        if request.query_params.get("fmt") == "csv":
+            response = HttpResponse(report.study_csv(table), content_type="text/csv")
+            response["Content-Disposition"] = f'attachment; filename="study-{study.pk}.csv"'
+            return response
+        body = report.study_report(table)
+        body["pairs"] = [row.__dict__ for row in table.rows]
+        return Response(body)
+
+
+class AssignInputSerializer(serializers.Serializer[dict[str, Any]]):
+    assessor = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+    topics = serializers.ListField(child=serializers.CharField(), required=False, help_text="omit for all")
+
+
+class StudyAssignApi(APIView):
+    """Give an independent assessor the study's sample to re-judge blind (one adjudication assignment per topic)."""
+
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(request=AssignInputSerializer, responses={201: dict})
+    def post(self, request: Request, study_id: int) -> Response:
+        study = study_selectors.study_get(study_id=study_id)
+        if study is None:
+            return Response({"detail": "no such study"}, status=status.HTTP_404_NOT_FOUND)
+        data = AssignInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        topics = None
+        if v.get("topics"):
+            found = {t.topic_id: t for t in study.campaign.topics.filter(topic_id__in=v["topics"])}
+            missing = [t for t in v["topics"] if t not in found]
+            if missing:
+                return Response({"topics": f"not in the campaign: {', '.join(missing)}"}, status=400)
+            topics = [found[t] for t in v["topics"]]
+        try:
+            made = study_services.study_assign(study=study, assessor=v["assessor"], topics=topics)
+        except study_services.StudyError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            {"assignments": [{"id": a.pk, "topic": a.topic.topic_id, "condition": a.condition} for a in made]},
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class SecondJudgeInputSerializer(serializers.Serializer[dict[str, Any]]):
+    judge = serializers.SlugRelatedField(slug_field="name", queryset=Judge.objects.filter(kind=JudgeKind.LLM))
+
+
+class StudySecondJudgeApi(APIView):
+    """Run a second LLM judge (same prompt, any provider) on the study's sampled pairs only; follow the job
+    at /api/prelabel-jobs/<job>/."""
+
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(request=SecondJudgeInputSerializer, responses={202: dict})
+    def post(self, request: Request, study_id: int) -> Response:
+        study = study_selectors.study_get(study_id=study_id)
+        if study is None:
+            return Response({"detail": "no such study"}, status=status.HTTP_404_NOT_FOUND)
+        data = SecondJudgeInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            job = study_services.study_second_judge_start(
+                study=study,
+                judge=data.validated_data["judge"],
+                created_by=request.user,  # type: ignore[arg-type]
+            )
+        except study_services.StudyError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({"job": job.pk, "judge": job.judge.name, "pairs": job.total}, status=status.HTTP_202_ACCEPTED)
