@@ -87,7 +87,7 @@ start_platform() {
   $PY bench/bench_users.py "$ASSESSORS" --workers-out "$OUT/workers.json" --admin-out "$OUT/admin_token" >&2
   .venv/bin/celery -A config worker --pool=solo --loglevel=WARNING >>"$OUT/logs/celery-$STAMP.log" 2>&1 &
   PIDS+=($!)
-  .venv/bin/gunicorn -c config/gunicorn.py --bind "127.0.0.1:$PORT" --access-logfile /dev/null \
+  GUNICORN_ACCESS_LOG="" .venv/bin/gunicorn -c config/gunicorn.py --bind "127.0.0.1:$PORT" \
     --workers "$WORKERS" --timeout 600 \
     --error-logfile "$OUT/logs/gunicorn-$STAMP.log" &
   PIDS+=($!)

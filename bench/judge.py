@@ -419,12 +419,14 @@ def children(pid: int) -> list[int]:
 def gunicorn_start(port: int, workers: int, server: str, worker_class: str, threads: int) -> subprocess.Popen[bytes]:
     """gunicorn with the deployed settings (config/gunicorn.py), on a loopback port, with the workers asked for."""
     cmd = [str(ROOT / ".venv" / "bin" / "gunicorn"), "-c", "config/gunicorn.py", "--bind", f"127.0.0.1:{port}"]
-    cmd += ["--workers", str(workers), "--access-logfile", "/dev/null"]
+    cmd += ["--workers", str(workers)]
     if server == "asgi":
         cmd += ["--worker-class", "uvicorn_worker.UvicornWorker", "config.asgi:application"]
     else:
         cmd += ["--worker-class", worker_class, "--threads", str(threads)]
-    env = {**os.environ, "DB_POOL": "true"} if server == "asgi" or threads > 1 else None
+    env = {**os.environ, "GUNICORN_ACCESS_LOG": ""}
+    if server == "asgi" or threads > 1:
+        env["DB_POOL"] = "true"
     server = subprocess.Popen(cmd, cwd=ROOT, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

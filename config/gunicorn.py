@@ -16,4 +16,5 @@ workers = int(os.environ.get("WEB_CONCURRENCY", 2 * multiprocessing.cpu_count())
 worker_class = "sync"
 timeout = 120
 backlog = 2048
-accesslog = "-"
+# One line per request on stdout; GUNICORN_ACCESS_LOG="" turns it off (the benchmarks do, as Label Studio's did).
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None

@@ -8,8 +8,9 @@ person's label."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -21,7 +22,7 @@ from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Que
 from django.db.models.functions import Coalesce
 
 from assess.models import Passage
-from assess.sql import columns, fields_of, from_row
+from assess.sql import aware, columns, fields_of, from_row
 from judging.models import (
     Assignment,
     AssignmentStatus,
@@ -81,6 +82,7 @@ _CARD_PAIR_FIELDS = fields_of(CampaignPair, ["id", "campaign_id", "pair_id", "to
 _CARD_PASSAGE_FIELDS = fields_of(Passage, ["id", "passage_id", "title", "text", "url"])
 
 
+@functools.cache
 def _card_columns() -> str:
     """What `_card_from_row` reads: the pair's and the passage's fields, then the context sentence's answer and index."""
     cols = [
@@ -329,19 +331,19 @@ def _counts_query(assignment: Assignment) -> tuple[int, int]:
     return row["total"], row["done"]
 
 
-def _progress_many(assignments: list[Assignment]) -> dict[int, Progress]:
-    """Each assignment's (done, total), from the cache where it is, counted (and cached) where not."""
-    keys = {a.pk: _counts_keys(a) for a in assignments}
+def _progress_many(stamps: list[tuple[int, datetime]], load: Callable[[int], Assignment]) -> dict[int, Progress]:
+    """Each assignment's (done, total), from the cache where it is, counted (and cached) where not. `stamps` are
+    the assignments' (id, created_at); `load` gives the instance to count, needed only on a miss."""
+    keys = {pk: counts_keys(pk, created_at) for pk, created_at in stamps}
     found = cache.get_many([k for pair in keys.values() for k in pair])
     out: dict[int, Progress] = {}
-    for a in assignments:
-        total_key, done_key = keys[a.pk]
+    for pk, (total_key, done_key) in keys.items():
         if total_key in found and done_key in found:
             total, done = int(found[total_key]), int(found[done_key])
         else:
-            total, done = _counts_query(a)
+            total, done = _counts_query(load(pk))
             cache.set_many({total_key: total, done_key: done}, COUNTS_SECONDS)
-        out[a.pk] = Progress(done=min(done, total), total=total)
+        out[pk] = Progress(done=min(done, total), total=total)
     return out
 
 
@@ -359,7 +361,8 @@ def topic_counts_judged(*, assignment: Assignment) -> None:
 
 def topic_counts(*, assignment: Assignment) -> TopicCounts:
     """Pairs in the topic's pool, those this assignment has judged, and (post-edit) those held back."""
-    return TopicCounts(progress=_progress_many([assignment])[assignment.pk], held_back=_held_back(assignment))
+    progress = _progress_many([(assignment.pk, assignment.created_at)], lambda pk: assignment)
+    return TopicCounts(progress=progress[assignment.pk], held_back=_held_back(assignment))
 
 
 def _held_back(assignment: Assignment) -> int:
@@ -471,7 +474,7 @@ def back_state(*, assignment: Assignment, before: int | None = None) -> QueueSta
 
 def _state(assignment: Assignment, card: PairCard | None) -> QueueState:
     # The topic's and the overall progress from one read of the cache.
-    progress = _progress_many(_assessor_assignments(assignment))
+    progress = _assessor_progress(assignment)
     topic = progress[assignment.pk]
     state = QueueState(
         assignment=assignment,
@@ -494,15 +497,17 @@ def _state(assignment: Assignment, card: PairCard | None) -> QueueState:
     return state
 
 
-def _assessor_assignments(assignment: Assignment) -> list[Assignment]:
-    """All the assignments of this one's assessor, with the fields progress needs (this one as it is)."""
+def _assessor_progress(assignment: Assignment) -> dict[int, Progress]:
+    """The progress of every assignment of this one's assessor: their ids and stamps in one query, the counts
+    from the cache; an assignment is loaded only when its counts are not cached."""
     with connection.cursor() as cur:
-        cur.execute(
-            f"SELECT {', '.join(columns('a', _PROGRESS_FIELDS))} FROM judging_assignment a WHERE a.assessor_id = %s",
-            [assignment.assessor_id],
-        )
-        rows = cur.fetchall()
-    return [assignment if row[0] == assignment.pk else from_row(Assignment, _PROGRESS_FIELDS, row) for row in rows]
+        cur.execute("SELECT id, created_at FROM judging_assignment WHERE assessor_id = %s", [assignment.assessor_id])
+        stamps = [(pk, aware(created_at)) for pk, created_at in cur.fetchall()]
+
+    def load(pk: int) -> Assignment:
+        return assignment if pk == assignment.pk else Assignment.objects.only(*_PROGRESS_FIELDS).get(pk=pk)
+
+    return _progress_many(stamps, load)
 
 
-_PROGRESS_FIELDS = fields_of(Assignment, ["id", "campaign_id", "assessor_id", "topic_id", "condition", "created_at"])
+_PROGRESS_FIELDS = ["id", "campaign", "assessor", "topic", "condition", "created_at"]

@@ -5,6 +5,7 @@ Blindness (DESIGN §3): nothing here returns another person's label to an assess
 
 from __future__ import annotations
 
+import functools
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -32,13 +33,8 @@ def assessor_assignment_get(*, user: AbstractBaseUser, assignment_id: int) -> As
 
     In plain SQL: it is read on every keystroke, and the ORM's select_related cost 2 ms of CPU here, more than
     the rest of a submit's reads together. Fields not read (the campaign's summary) are deferred, as with `only`."""
-    cols = columns("a", _ASSIGNMENT_FIELDS) + columns("c", _CAMPAIGN_FIELDS) + columns("t", _TOPIC_FIELDS)
-    sql = (
-        f"SELECT {', '.join(cols)} FROM judging_assignment a JOIN judging_campaign c ON c.id = a.campaign_id"
-        " JOIN assess_topic t ON t.id = a.topic_id WHERE a.id = %s AND a.assessor_id = %s"
-    )
     with connection.cursor() as cur:
-        cur.execute(sql, [assignment_id, user.pk])
+        cur.execute(_assignment_sql(), [assignment_id, user.pk])
         row = cur.fetchone()
     if row is None:
         return None
@@ -57,6 +53,15 @@ _CAMPAIGN_FIELDS = fields_of(
     Campaign, ["id", "name", "depth", "guidelines", "post_edit_judge_id", "highlight_evidence"]
 )
 _TOPIC_FIELDS = fields_of(Topic, ["id", "topic_id", "text"])
+
+
+@functools.cache
+def _assignment_sql() -> str:
+    cols = columns("a", _ASSIGNMENT_FIELDS) + columns("c", _CAMPAIGN_FIELDS) + columns("t", _TOPIC_FIELDS)
+    return (
+        f"SELECT {', '.join(cols)} FROM judging_assignment a JOIN judging_campaign c ON c.id = a.campaign_id"
+        " JOIN assess_topic t ON t.id = a.topic_id WHERE a.id = %s AND a.assessor_id = %s"
+    )
 
 
 def assessor_judgments(*, user: AbstractBaseUser) -> QuerySet[Judgment]:
