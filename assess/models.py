@@ -41,6 +41,11 @@ class Passage(models.Model):
         return self.passage_id
 
     @property
+    def document_id(self) -> str:
+        """The MS MARCO document the segment comes from (the id before `#`), shown when a segment has no title."""
+        return self.passage_id.split("#", 1)[0]
+
+    @property
     def citation_text(self) -> str:
         """The text the LLM judge reads: title + ": " + passage text, as in the track's script."""
         return f"{self.title}: {self.text}"

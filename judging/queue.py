@@ -265,6 +265,8 @@ class PairCard:
     token: str
     shown_label: str = ""
     previous_label: str = ""
+    previous_flagged: bool = False
+    previous_comment: str = ""
     back_of: int | None = None
     topic_progress: Progress = field(default_factory=lambda: Progress(0, 0))
     overall_progress: Progress = field(default_factory=lambda: Progress(0, 0))
@@ -416,6 +418,8 @@ def card_of(
         token=str(submission_token(assignment_id=assignment.pk, pair_id=cp.pair_id, nth=nth)),
         shown_label=shown if assignment.condition == Condition.POST_EDIT else "",
         previous_label=back_of.label if back_of is not None else "",
+        previous_flagged=back_of.flagged if back_of is not None else False,
+        previous_comment=back_of.comment if back_of is not None else "",
         back_of=back_of.pk if back_of is not None else None,
     )
 

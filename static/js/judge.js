@@ -50,6 +50,30 @@
       tick();
       activeMs = 0;
       retries = 0;
+      showCard();
+    }
+  }
+
+  // A new card starts at its top, with the judged sentence in view inside its answer, and says when it cites
+  // the same passage as the previous card (otherwise only the highlighted sentence would seem to move).
+  var lastPassage = null;
+  function showCard() {
+    window.scrollTo(0, 0);
+    var answer = document.getElementById("answer-pane");
+    var passage = document.getElementById("passage-pane");
+    if (passage) {
+      passage.scrollTop = 0;
+      var id = passage.getAttribute("data-passage");
+      var cue = document.getElementById("same-passage");
+      if (cue) cue.hidden = !(lastPassage !== null && id === lastPassage);
+      lastPassage = id;
+    }
+    if (answer) {
+      var sentence = answer.querySelector(".judged-sentence");
+      answer.scrollTop = 0;
+      if (sentence && sentence.offsetTop + sentence.offsetHeight > answer.clientHeight) {
+        answer.scrollTop = Math.max(0, sentence.offsetTop - answer.clientHeight / 3);
+      }
     }
   }
 
@@ -171,9 +195,14 @@
       goBack();
       evt.preventDefault();
     } else if (key === "x") {
+      // x flags the pair and opens the comment; on a flagged pair (a revisit keeps its flag) it unflags.
       var box = document.getElementById("flag-box");
       var comment = document.getElementById("flag-comment");
-      if (box && comment) { box.checked = true; comment.focus(); evt.preventDefault(); }
+      if (box && comment) {
+        box.checked = !box.checked;
+        if (box.checked) comment.focus();
+        evt.preventDefault();
+      }
     }
   });
 
