@@ -89,6 +89,7 @@
   function setBusy(value) {
     busy = value;
     document.body.setAttribute("data-judge", value ? "busy" : "ready");
+    if (!value) setTimeout(actOnQueued, 0);
   }
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
     setBusy(true);
@@ -109,7 +110,7 @@
     if (evt.detail.shouldSwap && text.indexOf('id="pair-card"') === -1) {
       evt.detail.shouldSwap = false;
       setBusy(false);
-      status("Your answer was NOT saved: you seem to be logged out. Reload the page and log in again.",
+      status("Your answer was NOT saved: you seem to be logged out. Reload the page and log in again." + dropQueued(),
         "error");
     }
   });
@@ -119,11 +120,13 @@
       var delay = RETRY_DELAYS_MS[retries];
       retries += 1;
       status("Saving failed (" + message + "); retrying (" + retries + "/" + RETRY_DELAYS_MS.length + ")…", "warning");
+      // Busy until the retry is answered: a key typed ahead must wait for the card after this one.
+      setBusy(true);
       setTimeout(function () { send(lastSubmitter); }, delay);
       return;
     }
     status("Your answer was NOT saved: " + message + ". Check your connection and press the key again; " +
-      "nothing you saw as saved is lost.", "error");
+      "nothing you saw as saved is lost." + dropQueued(), "error");
   }
   document.body.addEventListener("htmx:sendError", function () { setBusy(false); retryOrGiveUp("no connection to the server"); });
   document.body.addEventListener("htmx:responseError", function (evt) {
@@ -132,9 +135,10 @@
     if (xhr.status >= 500 || xhr.status === 0) {
       retryOrGiveUp("server error " + xhr.status);
     } else if (xhr.status === 403 || xhr.status === 401) {
-      status("Your answer was NOT saved: you seem to be logged out. Reload the page and log in again.", "error");
+      status("Your answer was NOT saved: you seem to be logged out. Reload the page and log in again." + dropQueued(),
+        "error");
     } else {
-      status((xhr.responseText || ("error " + xhr.status)).slice(0, 300), "error");
+      status((xhr.responseText || ("error " + xhr.status)).slice(0, 300) + dropQueued(), "error");
     }
   });
 
@@ -168,6 +172,45 @@
     if (button) lastSubmitter = button;
   }, true);
 
+  // The keys that answer or move; pressed while a request is in flight they wait in `queued`, never dropped.
+  var QUEUED_KEYS = ["1", "2", "3", "f", "p", "n", "Enter", "u", "Backspace", "x"];
+  var queued = [];
+
+  function act(key) {
+    if (key === "1" || key === "2" || key === "3" || key === "f" || key === "p" || key === "n") {
+      choose(key);
+    } else if (key === "Enter") {
+      var pre = form() && form().querySelector("button.choice.preselected");
+      var next = document.getElementById("next-assignment");
+      if (pre) send(pre);
+      else if (next && !form()) window.location.href = next.href;
+    } else if (key === "u" || key === "Backspace") {
+      goBack();
+    } else if (key === "x") {
+      // x flags the pair and opens the comment; on a flagged pair (a revisit keeps its flag) it unflags.
+      var box = document.getElementById("flag-box");
+      var comment = document.getElementById("flag-comment");
+      if (box && comment) {
+        box.checked = !box.checked;
+        if (box.checked) comment.focus();
+      }
+    }
+  }
+
+  function actOnQueued() {
+    if (busy || !queued.length) return;
+    var key = queued.shift();
+    if (!queued.length) status("");
+    act(key);
+  }
+
+  function dropQueued() {
+    if (!queued.length) return "";
+    var n = queued.length;
+    queued = [];
+    return " " + n + (n === 1 ? " key" : " keys") + " typed ahead were not applied.";
+  }
+
   document.addEventListener("keydown", function (evt) {
     if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
     var target = evt.target;
@@ -183,27 +226,15 @@
       evt.preventDefault();
       return;
     }
-    if (busy) { evt.preventDefault(); return; }
-    if (key === "1" || key === "2" || key === "3" || key === "f" || key === "p" || key === "n") {
-      if (choose(key)) evt.preventDefault();
-    } else if (key === "Enter") {
-      var pre = form() && form().querySelector("button.choice.preselected");
-      var next = document.getElementById("next-assignment");
-      if (pre) { send(pre); evt.preventDefault(); }
-      else if (next && !form()) { window.location.href = next.href; evt.preventDefault(); }
-    } else if (key === "u" || key === "Backspace") {
-      goBack();
-      evt.preventDefault();
-    } else if (key === "x") {
-      // x flags the pair and opens the comment; on a flagged pair (a revisit keeps its flag) it unflags.
-      var box = document.getElementById("flag-box");
-      var comment = document.getElementById("flag-comment");
-      if (box && comment) {
-        box.checked = !box.checked;
-        if (box.checked) comment.focus();
-        evt.preventDefault();
-      }
+    if (QUEUED_KEYS.indexOf(key) === -1) return;
+    evt.preventDefault();
+    if (busy) {
+      // Typed ahead while the previous key is being saved: kept, in order, for the cards that follow.
+      queued.push(key);
+      status(queued.length + (queued.length === 1 ? " key" : " keys") + " waiting for the next card…", "");
+      return;
     }
+    act(key);
   });
 
   resetForCard();

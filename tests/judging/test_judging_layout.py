@@ -151,3 +151,24 @@ def test_a_segment_without_a_title_shows_its_document_not_no_title(live_server, 
 
     assert "(no title)" not in page.inner_text("#pair-card")
     assert page.inner_text(".passage-title") == passage.passage_id.split("#", 1)[0]
+
+
+def test_twenty_keys_typed_at_once_store_twenty_judgments_in_order(live_server, page):
+    # given
+    assignment = _assign(judging_campaign_build(n_sentences=24, passages_per_topic=4))
+    _open(page, live_server, assignment, SCREENS[0])
+    keys = ["1", "2", "3", "f", "p", "n", "3", "2", "1", "n"] * 2
+    expected = {"1": "FS", "f": "FS", "2": "PS", "p": "PS", "3": "NS", "n": "NS"}
+
+    # when: as fast as Playwright types, without waiting for a card between keys
+    page.keyboard.type("".join(keys))
+    page.wait_for_function("() => document.getElementById('topic-progress').textContent.startsWith('20 /')")
+    page.wait_for_selector("body[data-judge=ready]", state="attached")
+
+    # then: one judgment per key, in the order typed, each on the next pair of the queue
+    rows = list(Judgment.objects.filter(assignment=assignment).order_by("pk").values_list("pair_id", "label"))
+    assert [label for _, label in rows] == [expected[k] for k in keys]
+    queue_order = list(
+        CampaignPair.objects.filter(campaign=assignment.campaign).order_by("position").values_list("pair_id", flat=True)
+    )
+    assert [pair for pair, _ in rows] == queue_order[:20]
