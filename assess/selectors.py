@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from assess.models import Answer, Citation, ImportJob, Passage, Run, Sentence, Topic
@@ -15,8 +15,9 @@ def _count_per_run(qs: QuerySet[Any], run_path: str) -> Coalesce:
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
-def run_list() -> QuerySet[Run]:
-    """Runs with the counts the organizer's list shows; one query, one subquery per count."""
+def run_list(*, search: str = "") -> QuerySet[Run]:
+    """Runs with the counts the organizer's list shows (those whose id or group contain `search`), by group,
+    priority and id; one query, one subquery per count."""
     missing = (
         Citation.objects.filter(sentence__answer__run=OuterRef("pk"), passage__has_text=False)
         .order_by()
@@ -24,7 +25,10 @@ def run_list() -> QuerySet[Run]:
         .annotate(n=Count("passage", distinct=True))
         .values("n")
     )
-    return Run.objects.annotate(
+    runs = Run.objects.all()
+    if search:
+        runs = runs.filter(Q(run_id__icontains=search) | Q(group__icontains=search))
+    return runs.annotate(
         topics_answered=_count_per_run(Answer.objects.all(), "run"),
         sentences=_count_per_run(Sentence.objects.all(), "answer__run"),
         citations=_count_per_run(Citation.objects.all(), "sentence__answer__run"),
@@ -32,8 +36,12 @@ def run_list() -> QuerySet[Run]:
     ).order_by("group", "priority", "run_id")
 
 
-def topic_list() -> QuerySet[Topic]:
-    return Topic.objects.annotate(answers_count=Count("answers")).order_by("topic_id")
+def topic_list(*, search: str = "") -> QuerySet[Topic]:
+    """Topics with their answer counts (those whose id or text contain `search`), in topic id order."""
+    topics = Topic.objects.all()
+    if search:
+        topics = topics.filter(Q(topic_id__icontains=search) | Q(text__icontains=search))
+    return topics.annotate(answers_count=Count("answers")).order_by("topic_id")
 
 
 def passages_missing_text() -> QuerySet[Passage]:

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+from django.core.paginator import Paginator
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
@@ -68,16 +71,28 @@ def job(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
     return render(request, template, context)
 
 
-@require_GET
-@organizer_required
-def runs(request: HttpRequest) -> HttpResponse:
-    return render(request, "assess/runs.html", {"runs": selectors.run_list()})
+LIST_PAGE_SIZE = 50
+
+
+def _list_page(request: HtmxHttpRequest, template: str, rows: QuerySet[Any]) -> HttpResponse:
+    """A searchable, paginated list: the whole page, or (htmx, while the organizer types) only its table."""
+    page = Paginator(rows, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {"page": page, "search": request.GET.get("q", "").strip()}
+    return render(request, f"{template}#list" if request.htmx else template, context)
 
 
 @require_GET
 @organizer_required
-def topics(request: HttpRequest) -> HttpResponse:
-    return render(request, "assess/topics.html", {"topics": selectors.topic_list()})
+def runs(request: HtmxHttpRequest) -> HttpResponse:
+    search = request.GET.get("q", "").strip()
+    return _list_page(request, "assess/runs.html", selectors.run_list(search=search))
+
+
+@require_GET
+@organizer_required
+def topics(request: HtmxHttpRequest) -> HttpResponse:
+    search = request.GET.get("q", "").strip()
+    return _list_page(request, "assess/topics.html", selectors.topic_list(search=search))
 
 
 @require_http_methods(["GET", "POST"])
