@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 
 from assess.models import Run, Topic
@@ -83,3 +84,33 @@ class SubmitForm(forms.Form):
     seconds = forms.FloatField(required=False, min_value=0)
     flagged = forms.BooleanField(required=False)
     comment = forms.CharField(required=False, max_length=2000)
+
+
+class AssessorCreateForm(forms.Form):
+    username = forms.CharField(max_length=150, help_text="Letters, digits and @ . + - _ only.")
+    password = forms.CharField(widget=forms.PasswordInput(render_value=False), strip=False)
+
+    def clean_username(self) -> str:
+        username: str = self.cleaned_data["username"].strip()
+        User.username_validator(username)
+        if User.objects.filter(username__iexact=username).exists():
+            raise forms.ValidationError(f"There is already a user called {username!r}.")
+        return username
+
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data["password"]
+        password_validation.validate_password(password)
+        return password
+
+
+class AssessorPasswordForm(forms.Form):
+    password = forms.CharField(widget=forms.PasswordInput(render_value=False), strip=False, label="New password")
+
+    def __init__(self, *args: Any, assessor: User, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.assessor = assessor
+
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data["password"]
+        password_validation.validate_password(password, self.assessor)
+        return password

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import Count, QuerySet
-from django.db.models.functions import TruncHour
+from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce, TruncHour
 
 from assess.models import Run, Topic
 from assess.sql import columns, fields_of, from_row
@@ -127,3 +128,23 @@ def campaign_figures(*, campaign: Campaign, hours: int = 24) -> CampaignFigures:
         per_hour=[(row["hour"], row["n"]) for row in reversed(per_hour)],
         flags=flags,
     )
+
+
+def assessor_list() -> QuerySet[User]:
+    """The assessors (users who are not organizers), with their assignments (all, open) and judgments."""
+    judged = Judgment.objects.filter(judge__user=OuterRef("pk")).order_by().values("judge__user")
+    return (
+        User.objects.filter(is_staff=False)
+        .annotate(
+            n_assignments=Count("assignments", distinct=True),
+            n_open=Count("assignments", filter=Q(assignments__status="open"), distinct=True),
+            n_judgments=Coalesce(Subquery(judged.annotate(n=Count("pk")).values("n")), 0),
+            last_judged=Subquery(judged.annotate(t=Max("created_at")).values("t")),
+        )
+        .order_by("username")
+    )
+
+
+def assessor_get(*, user_id: int) -> User | None:
+    """An assessor (never an organizer: this page does not manage staff accounts), or None."""
+    return User.objects.filter(pk=user_id, is_staff=False).first()

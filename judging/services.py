@@ -211,6 +211,22 @@ def assessor_create(*, username: str, password: str) -> User:
     return user
 
 
+def assessor_active_set(*, assessor: User, active: bool) -> User:
+    """Let an assessor log in, or not. Their judgments and assignments stay; a deactivated assessor's sessions
+    stop working at once (Django's authentication refuses inactive users)."""
+    if assessor.is_active != active:
+        assessor.is_active = active
+        assessor.save(update_fields=["is_active"])
+    return assessor
+
+
+def assessor_password_set(*, assessor: User, password: str) -> User:
+    """A new password chosen by an organizer; the assessor's open sessions end (Django's session hash)."""
+    assessor.set_password(password)
+    assessor.save(update_fields=["password"])
+    return assessor
+
+
 @transaction.atomic
 def assignments_create(
     *,

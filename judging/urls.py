@@ -18,6 +18,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("organize/campaigns/<int:campaign_id>/build/", views.campaign_build, name="campaign_build"),
     path("organize/campaigns/<int:campaign_id>/settings/", views.campaign_settings, name="campaign_settings"),
     path("organize/campaigns/<int:campaign_id>/assign/", views.campaign_assign, name="campaign_assign"),
+    path("organize/assessors/", views.assessors, name="assessors"),
+    path("organize/assessors/<int:user_id>/active/", views.assessor_active, name="assessor_active"),
+    path("organize/assessors/<int:user_id>/password/", views.assessor_password, name="assessor_password"),
     # LLM pre-labelling (its names stay in this namespace: judging:llm_prelabel, ...)
     path("", include("judging.llm.urls")),
 ]
