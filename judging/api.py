@@ -227,7 +227,10 @@ class AssignmentViewSet(
 class SubmitInputSerializer(serializers.Serializer):
     pair_id = serializers.IntegerField(min_value=1)
     token = serializers.UUIDField()
-    label = serializers.ChoiceField(choices=Label.choices)  # type: ignore[assignment]
+    label = serializers.ChoiceField(choices=Label.choices, allow_blank=True)  # type: ignore[assignment]
+    not_judged_reason = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=200, help_text="Why a blank label (cannot judge)."
+    )
     seconds = serializers.FloatField(required=False, allow_null=True, min_value=0)
     flagged = serializers.BooleanField(default=False)
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
@@ -308,6 +311,7 @@ class SubmitView(_OwnAssignmentView):
                 seconds=v.get("seconds"),
                 flagged=v["flagged"],
                 comment=v["comment"],
+                not_judged_reason=v["not_judged_reason"],
             )
         except services.SubmissionRejected as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)

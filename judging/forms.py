@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 
 from assess.models import Run, Topic
 from judging.guidelines import DEFAULT_GUIDELINES
-from judging.models import Campaign, Condition, Judge, JudgeKind, Label
+from judging.models import NOT_JUDGED, Campaign, Condition, Judge, JudgeKind, Label
 
 
 class CampaignForm(forms.Form):
@@ -77,13 +77,31 @@ class AssignForm(forms.Form):
         field.queryset = campaign.topics.order_by("topic_id")
 
 
+CANNOT_JUDGE_REASONS = [
+    "I cannot judge this pair",
+    "The passage is unreadable, empty or not in a language I read",
+    "The sentence is not a claim that a passage could support",
+    "I do not know enough about the topic",
+]
+
+
 class SubmitForm(forms.Form):
     pair_id = forms.IntegerField(min_value=1)
     token = forms.UUIDField()
-    label = forms.ChoiceField(choices=Label.choices)
+    # Blank: the assessor cannot judge the pair (stored as not judged, with the reason).
+    label = forms.ChoiceField(choices=[*Label.choices, (NOT_JUDGED, "Cannot judge")], required=False)
+    not_judged_reason = forms.CharField(required=False, max_length=200)
     seconds = forms.FloatField(required=False, min_value=0)
     flagged = forms.BooleanField(required=False)
     comment = forms.CharField(required=False, max_length=2000)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("label") == NOT_JUDGED:
+            data["not_judged_reason"] = (data.get("not_judged_reason") or "").strip() or CANNOT_JUDGE_REASONS[0]
+        else:
+            data["not_judged_reason"] = ""
+        return data
 
 
 class AssessorCreateForm(forms.Form):

@@ -267,6 +267,7 @@ class PairCard:
     previous_label: str = ""
     previous_flagged: bool = False
     previous_comment: str = ""
+    previous_reason: str = ""
     back_of: int | None = None
     topic_progress: Progress = field(default_factory=lambda: Progress(0, 0))
     overall_progress: Progress = field(default_factory=lambda: Progress(0, 0))
@@ -286,6 +287,8 @@ class PairCard:
 
     @property
     def previous_label_name(self) -> str:
+        if self.back_of is not None and not self.previous_label:
+            return "Cannot judge"
         return LABEL_NAMES.get(self.previous_label, "")
 
 
@@ -420,6 +423,7 @@ def card_of(
         previous_label=back_of.label if back_of is not None else "",
         previous_flagged=back_of.flagged if back_of is not None else False,
         previous_comment=back_of.comment if back_of is not None else "",
+        previous_reason=back_of.not_judged_reason if back_of is not None else "",
         back_of=back_of.pk if back_of is not None else None,
     )
 

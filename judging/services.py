@@ -17,6 +17,7 @@ from assess.services import tables_analyze
 from judging import blindness, queue
 from judging.guidelines import DEFAULT_GUIDELINES
 from judging.models import (
+    NOT_JUDGED,
     Assignment,
     AssignmentStatus,
     Campaign,
@@ -293,6 +294,7 @@ def judgment_submit(
     seconds: float | None = None,
     flagged: bool = False,
     comment: str = "",
+    not_judged_reason: str = "",
 ) -> SubmitResult:
     """Store one judgment (once per token) and set the assignment's status; for callers that do not show the
     next card (the demo, the study's imports). The judging paths use `judgment_submit_and_next`."""
@@ -304,6 +306,7 @@ def judgment_submit(
         seconds=seconds,
         flagged=flagged,
         comment=comment,
+        not_judged_reason=not_judged_reason,
     )
     assignment_refresh_status(assignment=assignment)
     return result
@@ -318,11 +321,14 @@ def _judgment_store(
     seconds: float | None = None,
     flagged: bool = False,
     comment: str = "",
+    not_judged_reason: str = "",
 ) -> SubmitResult:
     """Store one judgment per submission token. A repeated or concurrent submit of a token stores nothing
     more and returns the judgment the first one stored. The assignment's status is the caller's to set."""
     try:
-        context = _submission_check(assignment=assignment, pair_id=pair_id, label=label, token=token)
+        context = _submission_check(
+            assignment=assignment, pair_id=pair_id, label=label, token=token, not_judged_reason=not_judged_reason
+        )
     except SubmissionRejected:
         # A repeat of a stored submission is never rejected, even if the pair has left the pool since.
         existing = Judgment.objects.filter(submission_token=token).first()
@@ -338,6 +344,7 @@ def _judgment_store(
         pair_id=pair_id,
         citation_id=context.citation_id,
         label=label,
+        not_judged_reason=not_judged_reason.strip() if label == NOT_JUDGED else "",
         condition=assignment.condition,
         assignment=assignment,
         shown_label=shown,
@@ -364,6 +371,7 @@ def judgment_submit_and_next(
     seconds: float | None = None,
     flagged: bool = False,
     comment: str = "",
+    not_judged_reason: str = "",
 ) -> tuple[SubmitResult, QueueState]:
     """Store one judgment (once per token, as `judgment_submit`) and return the queue's next state; the next pair
     is read once and also decides the assignment's status. The judging page, its htmx keystroke and the API's
@@ -376,6 +384,7 @@ def judgment_submit_and_next(
         seconds=seconds,
         flagged=flagged,
         comment=comment,
+        not_judged_reason=not_judged_reason,
     )
     state = queue.queue_state(assignment=assignment)
     _assignment_status_set(assignment, queue.status_of(has_pending=state.card is not None, held_back=state.held_back))
@@ -405,11 +414,15 @@ def _judgment_insert(judgment: Judgment) -> bool:
     return True
 
 
-def _submission_check(*, assignment: Assignment, pair_id: int, label: str, token: uuid.UUID) -> SubmissionContext:
+def _submission_check(
+    *, assignment: Assignment, pair_id: int, label: str, token: uuid.UUID, not_judged_reason: str
+) -> SubmissionContext:
     """What the submit needs (context citation, judgments so far, judge, label shown), once the label, the pair
-    and the token are known to be valid."""
-    if label not in Label.values:
+    and the token are known to be valid. A blank label (cannot judge) needs its reason."""
+    if label not in Label.values and label != NOT_JUDGED:
         raise SubmissionRejected(f"unknown label {label!r}")
+    if label == NOT_JUDGED and not not_judged_reason.strip():
+        raise SubmissionRejected("say why the pair cannot be judged")
     context = submission_context(assignment=assignment, pair_id=pair_id)
     if context is None:
         raise SubmissionRejected("this pair is not in the assignment")

@@ -19,6 +19,7 @@ from assess.models import Run
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation, blindness_violations
 from judging.forms import (
+    CANNOT_JUDGE_REASONS,
     AssessorCreateForm,
     AssessorPasswordForm,
     AssignForm,
@@ -83,6 +84,7 @@ def judge_context(state: queue.QueueState) -> dict[str, Any]:
         "submit_url": reverse("judging:submit", args=[pk]),
         "back_url": reverse("judging:back", args=[pk]),
         "label_keys": LABEL_KEYS,
+        "cannot_judge_reasons": CANNOT_JUDGE_REASONS,
     }
 
 
@@ -133,6 +135,7 @@ def submit(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
             seconds=data["seconds"],
             flagged=data["flagged"],
             comment=data["comment"],
+            not_judged_reason=data["not_judged_reason"],
         )
     except services.SubmissionRejected as exc:
         return HttpResponse(f"Not saved: {exc}", status=409, content_type="text/plain")
@@ -314,5 +317,8 @@ def assessor_password(request: HttpRequest, user_id: int) -> HttpResponse:
         services.assessor_password_set(assessor=assessor, password=form.cleaned_data["password"])
         messages.success(request, f"New password set for {assessor.username}; their open sessions have ended.")
     else:
-        messages.error(request, f"Password not changed for {assessor.username}: {' '.join(str(e) for e in form.errors['password'])}")
+        messages.error(
+            request,
+            f"Password not changed for {assessor.username}: {' '.join(str(e) for e in form.errors['password'])}",
+        )
     return redirect("judging:assessors")

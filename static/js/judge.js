@@ -173,11 +173,11 @@
   }, true);
 
   // The keys that answer or move; pressed while a request is in flight they wait in `queued`, never dropped.
-  var QUEUED_KEYS = ["1", "2", "3", "f", "p", "n", "Enter", "u", "Backspace", "x"];
+  var QUEUED_KEYS = ["1", "2", "3", "f", "p", "n", "0", "s", "Enter", "u", "Backspace", "x"];
   var queued = [];
 
   function act(key) {
-    if (key === "1" || key === "2" || key === "3" || key === "f" || key === "p" || key === "n") {
+    if (key === "1" || key === "2" || key === "3" || key === "f" || key === "p" || key === "n" || key === "0" || key === "s") {
       choose(key);
     } else if (key === "Enter") {
       var pre = form() && form().querySelector("button.choice.preselected");
