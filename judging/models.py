@@ -201,3 +201,15 @@ class Judgment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judge} {self.label} on pair {self.pair_id}"
+
+
+class FlagReview(models.Model):
+    """An organizer's answer to a flagged judgment: resolved, with a note. The judgment itself stays as made."""
+
+    judgment = models.OneToOneField(Judgment, on_delete=models.CASCADE, related_name="flag_review")
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    note = models.TextField(blank=True, default="")
+    resolved_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"flag of judgment {self.judgment_id}: resolved"

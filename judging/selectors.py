@@ -9,12 +9,13 @@ import functools
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, TruncHour
 
 from assess.models import Run, Topic
@@ -119,9 +120,7 @@ def campaign_figures(*, campaign: Campaign, hours: int = 24) -> CampaignFigures:
     per_hour = list(
         qs.annotate(hour=TruncHour("created_at")).values("hour").annotate(n=Count("pk")).order_by("-hour")[:hours]
     )
-    flags = list(
-        qs.filter(flagged=True).select_related("judge", "assignment__topic", "pair__passage").order_by("-pk")[:200]
-    )
+    flags = list(campaign_flags(campaign=campaign, state=FlagState.OPEN)[:200])
     return CampaignFigures(
         judgments=qs.count(),
         median_seconds=statistics.median(seconds) if seconds else None,
@@ -148,3 +147,39 @@ def assessor_list() -> QuerySet[User]:
 def assessor_get(*, user_id: int) -> User | None:
     """An assessor (never an organizer: this page does not manage staff accounts), or None."""
     return User.objects.filter(pk=user_id, is_staff=False).first()
+
+
+class FlagState(StrEnum):
+    OPEN = "open"  # the newest judgment of its assessor on the pair, flagged, not yet resolved
+    RESOLVED = "resolved"  # an organizer answered it (FlagReview)
+    WITHDRAWN = "withdrawn"  # the assessor judged the pair again without the flag
+
+
+def campaign_flags(*, campaign: Campaign, state: FlagState | None = None) -> QuerySet[Judgment]:
+    """The campaign's flagged judgments (newest first) with what the review page shows, annotated with
+    `withdrawn`; only those in `state` if given."""
+    newer = Judgment.objects.filter(
+        assignment_id=OuterRef("assignment_id"), pair_id=OuterRef("pair_id"), pk__gt=OuterRef("pk")
+    )
+    qs = (
+        Judgment.objects.filter(assignment__campaign=campaign, flagged=True)
+        .annotate(withdrawn=Exists(newer.filter(flagged=False)))
+        .select_related(
+            "judge", "assignment__topic", "pair__passage", "citation__sentence__answer__run", "flag_review__resolved_by"
+        )
+        .order_by("-pk")
+    )
+    if state == FlagState.OPEN:
+        return qs.filter(withdrawn=False, flag_review__isnull=True)
+    if state == FlagState.RESOLVED:
+        return qs.filter(flag_review__isnull=False)
+    if state == FlagState.WITHDRAWN:
+        return qs.filter(withdrawn=True, flag_review__isnull=True)
+    return qs
+
+
+def flag_state(judgment: Judgment) -> FlagState:
+    """The state of a judgment from `campaign_flags`."""
+    if hasattr(judgment, "flag_review"):
+        return FlagState.RESOLVED
+    return FlagState.WITHDRAWN if getattr(judgment, "withdrawn", False) else FlagState.OPEN

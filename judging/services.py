@@ -23,6 +23,7 @@ from judging.models import (
     Campaign,
     CampaignPair,
     Condition,
+    FlagReview,
     Judge,
     JudgeKind,
     Judgment,
@@ -457,3 +458,13 @@ def campaign_update(
     campaign.highlight_evidence = highlight_evidence
     campaign.save(update_fields=["guidelines", "post_edit_judge", "highlight_evidence"])
     return campaign
+
+
+def flag_resolve(*, judgment: Judgment, resolved_by: User, note: str = "") -> FlagReview:
+    """An organizer resolves a flagged judgment, with a note; resolving it again keeps the first answer."""
+    if not judgment.flagged:
+        raise ValueError("this judgment is not flagged")
+    review, _ = FlagReview.objects.get_or_create(
+        judgment=judgment, defaults={"resolved_by": resolved_by, "note": note.strip()}
+    )
+    return review

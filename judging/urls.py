@@ -18,6 +18,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("organize/campaigns/<int:campaign_id>/build/", views.campaign_build, name="campaign_build"),
     path("organize/campaigns/<int:campaign_id>/settings/", views.campaign_settings, name="campaign_settings"),
     path("organize/campaigns/<int:campaign_id>/assign/", views.campaign_assign, name="campaign_assign"),
+    path("organize/campaigns/<int:campaign_id>/flags/", views.campaign_flags, name="campaign_flags"),
+    path("organize/campaigns/<int:campaign_id>/flags.csv", views.campaign_flags_csv, name="campaign_flags_csv"),
+    path(
+        "organize/campaigns/<int:campaign_id>/flags/<int:judgment_id>/resolve/", views.flag_resolve, name="flag_resolve"
+    ),
     path("organize/assessors/", views.assessors, name="assessors"),
     path("organize/assessors/<int:user_id>/active/", views.assessor_active, name="assessor_active"),
     path("organize/assessors/<int:user_id>/password/", views.assessor_password, name="assessor_password"),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import csv
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -18,6 +20,7 @@ from assess.auth import organizer_required
 from assess.models import Run
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation, blindness_violations
+from judging.csvsafe import csv_safe_cell
 from judging.forms import (
     CANNOT_JUDGE_REASONS,
     AssessorCreateForm,
@@ -322,3 +325,63 @@ def assessor_password(request: HttpRequest, user_id: int) -> HttpResponse:
             f"Password not changed for {assessor.username}: {' '.join(str(e) for e in form.errors['password'])}",
         )
     return redirect("judging:assessors")
+
+
+# --- flags (organizers) ---------------------------------------------------------------------------
+
+FLAGS_PER_PAGE = 25
+FLAG_COLUMNS = [
+    "judgment_id", "created_at", "assessor", "topic_id", "run_id", "passage_id", "sentence", "label",
+    "comment", "state", "resolved_by", "resolved_at", "note",
+]  # fmt: skip
+
+
+@organizer_required
+@require_GET
+def campaign_flags(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The campaign's flags to review (open first), each with its sentence and passage, resolved with a note."""
+    campaign = _campaign_or_404(campaign_id)
+    try:
+        state = selectors.FlagState(request.GET.get("state", "open"))
+    except ValueError:
+        state = selectors.FlagState.OPEN
+    flags = selectors.campaign_flags(campaign=campaign, state=state)
+    page = Paginator(flags, FLAGS_PER_PAGE).get_page(request.GET.get("page"))
+    tabs = [(s, selectors.campaign_flags(campaign=campaign, state=s).count()) for s in selectors.FlagState]
+    context = {"campaign": campaign, "page": page, "state": state, "tabs": tabs}
+    return render(request, "judging/flags.html", context)
+
+
+@organizer_required
+@require_POST
+def flag_resolve(request: HttpRequest, campaign_id: int, judgment_id: int) -> HttpResponse:
+    campaign = _campaign_or_404(campaign_id)
+    judgment = selectors.campaign_flags(campaign=campaign).filter(pk=judgment_id).first()
+    if judgment is None:
+        raise Http404("No such flag in this campaign")
+    services.flag_resolve(judgment=judgment, resolved_by=request.user, note=request.POST.get("note", "")[:2000])  # type: ignore[arg-type]
+    messages.success(request, f"Flag of {judgment.judge.name} on topic {judgment.assignment.topic.topic_id} resolved.")  # type: ignore[union-attr]
+    return redirect(f"{reverse('judging:campaign_flags', args=[campaign.pk])}?page={request.POST.get('page', '1')}")
+
+
+@organizer_required
+@require_GET
+def campaign_flags_csv(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Every flag of the campaign (open, resolved and withdrawn), one row each, safe to open in a spreadsheet."""
+    campaign = _campaign_or_404(campaign_id)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="flags-campaign-{campaign.pk}.csv"'
+    writer = csv.writer(response)
+    writer.writerow(FLAG_COLUMNS)
+    for j in selectors.campaign_flags(campaign=campaign).iterator(chunk_size=500):
+        review = getattr(j, "flag_review", None)
+        sentence = j.citation.sentence if j.citation is not None else None
+        row = [
+            j.pk, j.created_at.isoformat(), j.judge.name, j.assignment.topic.topic_id if j.assignment else "",
+            sentence.answer.run.run_id if sentence else "", j.pair.passage.passage_id, sentence.text if sentence else "",
+            j.label or "NJ", j.comment, selectors.flag_state(j).value,
+            review.resolved_by.username if review and review.resolved_by else "",
+            review.resolved_at.isoformat() if review else "", review.note if review else "",
+        ]  # fmt: skip
+        writer.writerow([csv_safe_cell(v) for v in row])
+    return response
