@@ -213,6 +213,38 @@ def assessor_create(*, username: str, password: str) -> User:
     return user
 
 
+class AssignmentInUse(Exception):
+    """The assignment has judgments: it stays (history is never deleted)."""
+
+
+@transaction.atomic
+def assignment_remove(*, assignment: Assignment) -> None:
+    """Remove an assignment nobody has judged in yet; one with judgments is refused (AssignmentInUse)."""
+    n = Judgment.objects.filter(assignment=assignment).count()
+    if n:
+        raise AssignmentInUse(
+            f"{assignment.assessor.username}'s assignment on topic {assignment.topic.topic_id} has {n} judgment(s):"
+            " it stays. Deactivate the assessor, or leave it open."
+        )
+    topic_counts_forget(assignments=[assignment])
+    assignment.delete()
+
+
+@transaction.atomic
+def assignment_move(*, assignment: Assignment, step: int) -> None:
+    """Move an assignment `step` places (-1 earlier, +1 later) in its assessor's order, the order their queue
+    page offers topics in; the assessor's assignments are renumbered 0, 1, 2, ... on the way."""
+    list(User.objects.select_for_update().filter(pk=assignment.assessor_id).values_list("pk", flat=True))
+    mine = list(Assignment.objects.filter(assessor_id=assignment.assessor_id).order_by("order", "pk"))
+    at = next(k for k, a in enumerate(mine) if a.pk == assignment.pk)
+    to = min(max(at + step, 0), len(mine) - 1)
+    mine.insert(to, mine.pop(at))
+    for k, a in enumerate(mine):
+        if a.order != k:
+            a.order = k
+            a.save(update_fields=["order"])
+
+
 def assessor_active_set(*, assessor: User, active: bool) -> User:
     """Let an assessor log in, or not. Their judgments and assignments stay; a deactivated assessor's sessions
     stop working at once (Django's authentication refuses inactive users)."""

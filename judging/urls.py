@@ -23,6 +23,16 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(
         "organize/campaigns/<int:campaign_id>/flags/<int:judgment_id>/resolve/", views.flag_resolve, name="flag_resolve"
     ),
+    path(
+        "organize/campaigns/<int:campaign_id>/assignments/<int:assignment_id>/remove/",
+        views.assignment_remove,
+        name="assignment_remove",
+    ),
+    path(
+        "organize/campaigns/<int:campaign_id>/assignments/<int:assignment_id>/move/",
+        views.assignment_move,
+        name="assignment_move",
+    ),
     path("organize/assessors/", views.assessors, name="assessors"),
     path("organize/assessors/<int:user_id>/active/", views.assessor_active, name="assessor_active"),
     path("organize/assessors/<int:user_id>/password/", views.assessor_password, name="assessor_password"),

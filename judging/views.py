@@ -276,6 +276,38 @@ def campaign_assign(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return redirect("judging:campaign", campaign_id=campaign.pk)
 
 
+@organizer_required
+@require_POST
+def assignment_remove(request: HttpRequest, campaign_id: int, assignment_id: int) -> HttpResponse:
+    assignment = _campaign_assignment_or_404(campaign_id, assignment_id)
+    try:
+        services.assignment_remove(assignment=assignment)
+    except services.AssignmentInUse as exc:
+        messages.error(request, f"Not removed: {exc}")
+    else:
+        messages.success(
+            request, f"Removed {assignment.assessor.username}'s assignment on {assignment.topic.topic_id}."
+        )
+    return redirect(f"{reverse('judging:campaign', args=[campaign_id])}#assignments")
+
+
+@organizer_required
+@require_POST
+def assignment_move(request: HttpRequest, campaign_id: int, assignment_id: int) -> HttpResponse:
+    assignment = _campaign_assignment_or_404(campaign_id, assignment_id)
+    services.assignment_move(assignment=assignment, step=-1 if request.POST.get("direction") == "up" else 1)
+    return redirect(f"{reverse('judging:campaign', args=[campaign_id])}#assignments")
+
+
+def _campaign_assignment_or_404(campaign_id: int, assignment_id: int) -> Assignment:
+    found = (
+        Assignment.objects.select_related("assessor", "topic").filter(pk=assignment_id, campaign_id=campaign_id).first()
+    )
+    if found is None:
+        raise Http404("No such assignment in this campaign")
+    return found
+
+
 # --- assessors (organizers) -----------------------------------------------------------------------
 
 
