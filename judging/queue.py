@@ -455,17 +455,23 @@ def back_state(*, assignment: Assignment, before: int | None = None) -> QueueSta
     judgment = previous.order_by("-pk").first()
     if judgment is None:
         return None
-    rows = list(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=judgment.pair_id).order_by("-pk"))
-    cp = (
-        _topic_pool(assignment)
-        .filter(pair_id=judgment.pair_id)
-        .select_related("pair__passage", "context_citation__sentence")
-    )
+    return judged_state(assignment=assignment, pair_id=judgment.pair_id)
+
+
+def judged_state(*, assignment: Assignment, pair_id: int) -> QueueState | None:
+    """The card of a pair this assignment has judged, to change the judgment (its newest one shown as the
+    previous answer), or None if the assignment has not judged it or it left the pool."""
+    rows = list(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=pair_id).order_by("-pk"))
+    if not rows:
+        return None
+    cp = _topic_pool(assignment).filter(pair_id=pair_id).select_related("pair__passage", "context_citation__sentence")
     judge_id = assignment.campaign.post_edit_judge_id
     if assignment.condition == Condition.POST_EDIT and judge_id is not None:
         newest = Judgment.objects.filter(judge_id=judge_id, pair_id=OuterRef("pair_id")).order_by("-created_at", "-pk")
         cp = cp.annotate(llm_label=Subquery(newest.values("label")[:1]))
-    found = cp.get()
+    found = cp.first()
+    if found is None:
+        return None
     sentence = found.context_citation.sentence
     card = _card(
         assignment,
@@ -478,6 +484,46 @@ def back_state(*, assignment: Assignment, before: int | None = None) -> QueueSta
         back_of=rows[0],
     )
     return _state(assignment, card)
+
+
+@dataclass(frozen=True)
+class JudgedPair:
+    pair_id: int
+    label: str  # the assignment's newest judgment of the pair ("" = cannot judge)
+    flagged: bool
+    judged_at: datetime
+    times: int  # how many judgments the assignment made of the pair
+    passage_id: str
+    sentence: str
+
+    @property
+    def label_name(self) -> str:
+        return LABEL_NAMES.get(self.label, "Cannot judge")
+
+
+def judged_pairs(*, assignment: Assignment) -> list[JudgedPair]:
+    """The pairs this assignment has judged, newest first, each with its newest judgment: the assessor's own
+    list to jump back to (never anyone else's labels)."""
+    rows = (
+        Judgment.objects.filter(assignment_id=assignment.pk)
+        .select_related("pair__passage", "citation__sentence")
+        .order_by("-pk")
+    )
+    out: dict[int, JudgedPair] = {}
+    times: dict[int, int] = {}
+    for j in rows:
+        times[j.pair_id] = times.get(j.pair_id, 0) + 1
+        if j.pair_id not in out:
+            out[j.pair_id] = JudgedPair(
+                pair_id=j.pair_id,
+                label=j.label,
+                flagged=j.flagged,
+                judged_at=j.created_at,
+                times=0,
+                passage_id=j.pair.passage.passage_id,
+                sentence=j.citation.sentence.text if j.citation is not None else "",
+            )
+    return [JudgedPair(**{**p.__dict__, "times": times[p.pair_id]}) for p in out.values()]
 
 
 def _state(assignment: Assignment, card: PairCard | None) -> QueueState:

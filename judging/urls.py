@@ -12,6 +12,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("judge/<int:assignment_id>/", views.judge, name="judge"),
     path("judge/<int:assignment_id>/submit/", views.submit, name="submit"),
     path("judge/<int:assignment_id>/back/", views.back, name="back"),
+    path("judge/<int:assignment_id>/judged/", views.judged, name="judged"),
+    path("judge/<int:assignment_id>/judged/<int:pair_id>/", views.judged_pair, name="judged_pair"),
     # organizers
     path("organize/campaigns/", views.campaigns, name="campaigns"),
     path("organize/campaigns/<int:campaign_id>/", views.campaign, name="campaign"),

@@ -86,6 +86,7 @@ def judge_context(state: queue.QueueState) -> dict[str, Any]:
         "answer_html": _answer_html(card) if card is not None else "",
         "submit_url": reverse("judging:submit", args=[pk]),
         "back_url": reverse("judging:back", args=[pk]),
+        "judged_url": reverse("judging:judged", args=[pk]),
         "label_keys": LABEL_KEYS,
         "cannot_judge_reasons": CANNOT_JUDGE_REASONS,
     }
@@ -156,6 +157,30 @@ def back(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     state = queue.back_state(assignment=assignment, before=int(before) if before and before.isdigit() else None)
     if state is None:
         state = queue.queue_state(assignment=assignment)
+    return _render_state(request, state)
+
+
+@login_required
+@require_GET
+def judged(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
+    """The assessor's own judgments in this topic, newest first, each a link to change it."""
+    assignment = _own_assignment(request, assignment_id)
+    context = {
+        "assignment": assignment,
+        "campaign": assignment.campaign,
+        "pairs": queue.judged_pairs(assignment=assignment),
+    }
+    return render(request, "judging/judged.html", context)
+
+
+@login_required
+@require_GET
+def judged_pair(request: HtmxHttpRequest, assignment_id: int, pair_id: int) -> HttpResponse:
+    """One of the assessor's judged pairs, on the judging page, to change the answer (a new judgment)."""
+    assignment = _own_assignment(request, assignment_id)
+    state = queue.judged_state(assignment=assignment, pair_id=pair_id)
+    if state is None:
+        raise Http404("You have not judged this pair in this topic")
     return _render_state(request, state)
 
 

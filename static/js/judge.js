@@ -86,10 +86,14 @@
   });
   // Busy from a request until its new card is settled: htmx wires the new form up only then, and a key
   // pressed earlier would submit the form without htmx.
+  var drainScheduled = false;
   function setBusy(value) {
     busy = value;
     document.body.setAttribute("data-judge", value ? "busy" : "ready");
-    if (!value) setTimeout(actOnQueued, 0);
+    if (!value && !drainScheduled) {
+      drainScheduled = true;
+      setTimeout(function () { drainScheduled = false; actOnQueued(); }, 0);
+    }
   }
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
     setBusy(true);
@@ -146,6 +150,12 @@
     var f = form();
     if (!f || !button) return;
     lastSubmitter = button;
+    // Busy from this moment, not from htmx's beforeRequest: a key queued behind this one must not reach the
+    // same card, whatever the order in which htmx's events arrive.
+    setBusy(true);
+    // The card may have been swapped in a moment ago: make sure htmx has wired its form, or the click would
+    // submit it natively (a full page load that loses the keys typed ahead). A no-op when already wired.
+    htmx.process(f);
     // A click (not requestSubmit) so that htmx sends the button's label with the form.
     button.click();
   }
@@ -163,7 +173,7 @@
 
   function goBack() {
     var link = document.getElementById("judge-back");
-    if (link) { lastRequest = "back"; htmx.trigger(link, "click"); }
+    if (link) { lastRequest = "back"; setBusy(true); htmx.trigger(link, "click"); }
   }
 
   document.addEventListener("click", function (evt) {
@@ -198,10 +208,11 @@
   }
 
   function actOnQueued() {
-    if (busy || !queued.length) return;
-    var key = queued.shift();
-    if (!queued.length) status("");
-    act(key);
+    var waited = queued.length > 1 || busy;
+    while (!busy && queued.length) {
+      act(queued.shift());
+    }
+    if (!queued.length && waited && !retries) status("");
   }
 
   function dropQueued() {
@@ -226,15 +237,17 @@
       evt.preventDefault();
       return;
     }
-    if (QUEUED_KEYS.indexOf(key) === -1) return;
-    evt.preventDefault();
-    if (busy) {
-      // Typed ahead while the previous key is being saved: kept, in order, for the cards that follow.
-      queued.push(key);
-      status(queued.length + (queued.length === 1 ? " key" : " keys") + " waiting for the next card…", "");
+    if (key === "l") {
+      var list = document.getElementById("judged-list");
+      if (list && !busy) { window.location.href = list.href; evt.preventDefault(); }
       return;
     }
-    act(key);
+    if (QUEUED_KEYS.indexOf(key) === -1) return;
+    evt.preventDefault();
+    // Every key goes through the queue, so a key typed while earlier ones still wait never jumps ahead of them.
+    queued.push(key);
+    if (busy) status(queued.length + (queued.length === 1 ? " key" : " keys") + " waiting for the next card…", "");
+    actOnQueued();
   });
 
   resetForCard();
