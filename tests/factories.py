@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import factory
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 
 from assess.models import Answer, Citation, Passage, Run, Sentence, Topic
-from judging.models import Campaign, Judge, JudgeKind, Judgment
+from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Pair
+from judging.pairs import normalize_sentence_text
+from judging.pairs import text_hash as pair_text_hash
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -23,6 +25,13 @@ class UserFactory(factory.django.DjangoModelFactory):
 class OrganizerFactory(UserFactory):
     username = factory.Sequence(lambda n: f"organizer{n}")
     is_staff = True
+
+
+class GroupFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Group
+
+    name = factory.Sequence(lambda n: f"group{n}")
 
 
 class TopicFactory(factory.django.DjangoModelFactory):
@@ -43,6 +52,10 @@ class PassageFactory(factory.django.DjangoModelFactory):
     title = factory.Sequence(lambda n: f"Title {n}")
     text = factory.Sequence(lambda n: f"Passage text number {n} about many things.")
     has_text = True
+
+    class Params:
+        # A row as a run's import leaves it: the id cited, no text loaded yet.
+        without_text = factory.Trait(title="", text="", has_text=False)
 
 
 class RunFactory(factory.django.DjangoModelFactory):
@@ -91,6 +104,37 @@ class JudgeFactory(factory.django.DjangoModelFactory):
     kind = JudgeKind.HUMAN
 
 
+class PairFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Pair
+
+    text = factory.Sequence(lambda n: f"Pair sentence {n}.")
+    text_hash = factory.LazyAttribute(lambda o: pair_text_hash(normalize_sentence_text(o.text)))
+    passage = factory.SubFactory(PassageFactory)
+
+
+class CampaignFactory(factory.django.DjangoModelFactory):
+    """A campaign row with no runs, topics or pool (`services.campaign_create` + `campaign_build_pairs` build one)."""
+
+    class Meta:
+        model = Campaign
+
+    name = factory.Sequence(lambda n: f"campaign{n}")
+    depth = 1
+
+
+class AssignmentFactory(factory.django.DjangoModelFactory):
+    """An assignment row straight in the table: `services.assignments_create` is the path that checks blindness."""
+
+    class Meta:
+        model = Assignment
+
+    campaign = factory.SubFactory(CampaignFactory)
+    assessor = factory.SubFactory(UserFactory)
+    topic = factory.SubFactory(TopicFactory)
+    condition = Condition.FROM_SCRATCH
+
+
 def answer_build(*, run: Run, topic: Topic, sentences: list[tuple[str, list[Passage]]]) -> Answer:
     """An answer whose sentences cite the given passages, in order (slot 0 first)."""
     refs: list[str] = []
@@ -98,17 +142,17 @@ def answer_build(*, run: Run, topic: Topic, sentences: list[tuple[str, list[Pass
         for p in passages:
             if p.passage_id not in refs:
                 refs.append(p.passage_id)
-    answer = Answer.objects.create(run=run, topic=topic, references=refs)
+    answer = AnswerFactory(run=run, topic=topic, references=refs)
     for i, (text, passages) in enumerate(sentences):
-        sentence = Sentence.objects.create(answer=answer, index=i, text=text)
+        sentence = SentenceFactory(answer=answer, index=i, text=text)
         for slot, p in enumerate(passages):
-            Citation.objects.create(sentence=sentence, slot=slot, passage=p, reference_index=refs.index(p.passage_id))
+            CitationFactory(sentence=sentence, slot=slot, passage=p, reference_index=refs.index(p.passage_id))
     return answer
 
 
 def llm_campaign_build(*, statements: list[str], name: str = "llm-campaign") -> Campaign:
     """A campaign whose pool holds one pair per statement (each citing its own passage)."""
-    from judging.models import Campaign, CampaignPair
+    from judging.models import CampaignPair
     from judging.pairs import pairs_for_citations
     from judging.services import campaign_pairs_create
 
@@ -118,7 +162,7 @@ def llm_campaign_build(*, statements: list[str], name: str = "llm-campaign") -> 
     answer = answer_build(run=run, topic=topic, sentences=[(s, [p]) for s, p in zip(statements, passages, strict=True)])
     citations = list(Citation.objects.filter(sentence__answer=answer).select_related("sentence"))
     pairs = pairs_for_citations(citations=citations)
-    campaign = Campaign.objects.create(name=name, depth=1)
+    campaign = CampaignFactory(name=name, depth=1)
     campaign.runs.add(run)
     campaign.topics.add(topic)
     campaign_pairs_create(
@@ -178,7 +222,7 @@ def study_campaign_build(
 def study_labels_seed(campaign: Campaign, *, human: str = "nist", llm: str = "gpt-study", agree_every: int = 4):
     """`human` labels every citation (FS), `llm` labels every pair (pair-level, as pre-labels are): NS or PS
     on most, FS (agreeing) on every `agree_every`-th pair of each topic. Returns the two judges."""
-    from judging.models import CampaignPair, Judgment
+    from judging.models import CampaignPair
 
     human_judge = JudgeFactory(name=human, kind=JudgeKind.HUMAN)
     llm_judge = JudgeFactory(name=llm, kind=JudgeKind.LLM)
@@ -188,11 +232,11 @@ def study_labels_seed(campaign: Campaign, *, human: str = "nist", llm: str = "gp
             for citation in Citation.objects.filter(
                 sentence__answer__topic=topic, passage_id=cp.pair.passage_id, slot=0
             ):
-                Judgment.objects.create(
+                JudgmentFactory(
                     judge=human_judge, pair=cp.pair, citation=citation, label="FS", condition="from_scratch"
                 )
             label = "FS" if i % agree_every == 0 else ("NS" if i % 2 else "PS")
-            Judgment.objects.create(judge=llm_judge, pair=cp.pair, label=label)
+            PairJudgmentFactory(judge=llm_judge, pair=cp.pair, label=label)
     return human_judge, llm_judge
 
 
@@ -217,6 +261,13 @@ class JudgmentFactory(factory.django.DjangoModelFactory):
     pair = factory.LazyAttribute(lambda o: _pair_of(o.citation))
     label = "FS"
     condition = ""
+
+
+class PairJudgmentFactory(JudgmentFactory):
+    """A judgment on a pair alone, no citation (as LLM pre-labels and imported pair labels are)."""
+
+    citation = None
+    pair = factory.SubFactory(PairFactory)
 
 
 def _pair_of(citation: Citation) -> Any:

@@ -98,7 +98,7 @@ def test_it_imports_the_webis_crowd_retrieval_file(db, data_dir):
 def test_it_fills_a_passage_that_a_run_created_without_text(db, data_dir):
     # given
     first = json.loads((data_dir / NIST_CITED).open(encoding="utf-8").readline())
-    Passage.objects.create(passage_id=first["docid"])
+    PassageFactory(passage_id=first["docid"], without_text=True)
 
     # when
     passages_import(files=[data_dir / NIST_CITED])

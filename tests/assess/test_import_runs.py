@@ -11,7 +11,7 @@ from assess.importers.report import ImportRejected
 from assess.importers.runs import RunFormat, RunOptions, runs_import
 from assess.importers.topics import topics_import
 from assess.models import Answer, Citation, Passage, Run, Sentence, Task, Topic
-from tests.factories import JudgeFactory, PassageFactory
+from tests.factories import JudgeFactory, JudgmentFactory, PairFactory, PassageFactory
 
 FULL_RUNS = (
     "baseline_rag24.test_gpt-4o_top20.jsonl.fixed",
@@ -186,13 +186,11 @@ def test_it_replaces_a_loaded_run_with_replace(topics, data_dir):
 
 def test_it_refuses_to_replace_a_run_whose_citations_were_judged(topics, data_dir):
     # given: a judgment made on one of the run's citations
-    from judging.models import Judgment, Pair
-
     path = data_dir / "runs" / FULL_RUNS[2]
     runs_import(files=[path])
     citation = Citation.objects.first()
-    pair = Pair.objects.create(text_hash="h" * 64, text="x", passage=citation.passage)
-    Judgment.objects.create(judge=JudgeFactory(), pair=pair, citation=citation, label="FS")
+    pair = PairFactory(passage=citation.passage)
+    JudgmentFactory(judge=JudgeFactory(), pair=pair, citation=citation, label="FS")
     before = Sentence.objects.count()
 
     # when

@@ -18,7 +18,7 @@ from bench.bench_users import provision
 from bench.ls_adapter import AssessPlatformAdapter, split_context
 from judging.models import Assignment, Campaign, CampaignPair, Judgment
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PEER = ROOT.parent / "shared" / "peers" / "labelstudio"
 
 

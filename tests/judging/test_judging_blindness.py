@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 
 from judging import queue, services
-from judging.models import CampaignPair, Condition, Judge, JudgeKind, Judgment
-from tests.factories import UserFactory, judging_campaign_build
+from judging.models import CampaignPair, Condition, Judgment
+from tests.factories import LLMJudgeFactory, PairJudgmentFactory, UserFactory, judging_campaign_build
 
 LLM_NAME = "opus-blindness-probe"
 CSRF = re.compile(r'(csrfmiddlewaretoken" value="|X-CSRFToken": "|X-CSRFTOKEN"\] = ")[^"]+', re.IGNORECASE)
@@ -23,7 +23,7 @@ def _normal(text: str) -> str:
 @pytest.fixture
 def world(db):
     campaign = judging_campaign_build(n_sentences=4, passages_per_topic=2)
-    campaign.post_edit_judge = Judge.objects.create(name=LLM_NAME, kind=JudgeKind.LLM)
+    campaign.post_edit_judge = LLMJudgeFactory(name=LLM_NAME)
     campaign.save()
     alice = UserFactory(username="alice")
     bob = UserFactory(username="bob")
@@ -40,11 +40,9 @@ def world(db):
 def _seed_other_labels(world) -> None:
     """An LLM label (Partial) on every pair, and bob's own judgments (No support) on every pair."""
     bob_judge = services.assessor_judge(user=world["bob"])
-    for cp in CampaignPair.objects.filter(campaign=world["campaign"]):
-        Judgment.objects.create(judge=world["campaign"].post_edit_judge, pair_id=cp.pair_id, label="PS")
-        Judgment.objects.create(
-            judge=bob_judge, pair_id=cp.pair_id, label="NS", assignment=world["bobs"], condition="post_edit"
-        )
+    for cp in CampaignPair.objects.filter(campaign=world["campaign"]).select_related("pair"):
+        PairJudgmentFactory(judge=world["campaign"].post_edit_judge, pair=cp.pair, label="PS")
+        PairJudgmentFactory(judge=bob_judge, pair=cp.pair, label="NS", assignment=world["bobs"], condition="post_edit")
 
 
 def _reachable(client: Client, assignment) -> dict[str, str]:

@@ -24,9 +24,11 @@ from judging.models import Assignment, Campaign, CampaignPair, Condition, Judge,
 from metrics.study.models import StudyItem
 from metrics.study.services import StudyError, study_assign, study_create
 from tests.factories import (
+    AssignmentFactory,
     JudgeFactory,
     LLMJudgeFactory,
     OrganizerFactory,
+    PairJudgmentFactory,
     StudyFactory,
     UserFactory,
     campaign_apart_build,
@@ -74,10 +76,8 @@ def _assign(w: World, condition: str, *, topic: Topic | None = None, campaign: C
 
 def _judgment(w: World, *, condition: str) -> Judgment:
     """A judgment of alice's on a pair of topic 1's pool, made outside any assignment (an import, say)."""
-    pair_id = CampaignPair.objects.filter(campaign=w.campaign, topic=w.t1).values_list("pair_id", flat=True)[0]
-    return Judgment.objects.create(
-        judge=services.assessor_judge(user=w.alice), pair_id=pair_id, label="FS", condition=condition
-    )
+    pair = CampaignPair.objects.filter(campaign=w.campaign, topic=w.t1).select_related("pair")[0].pair
+    return PairJudgmentFactory(judge=services.assessor_judge(user=w.alice), pair=pair, label="FS", condition=condition)
 
 
 # --- each guard, through each path ------------------------------------------------------------------
@@ -308,7 +308,7 @@ def test_an_adjudicator_may_be_given_the_studys_topics_again_after_adjudicating(
     carol = UserFactory(username="carol")
     first = study_assign(study=study, assessor=carol)
     item = StudyItem.objects.filter(study=study, topic=first[0].topic).first()
-    Judgment.objects.create(
+    PairJudgmentFactory(
         judge=services.assessor_judge(user=carol),
         pair=item.pair,
         label="NS",
@@ -344,7 +344,7 @@ def _study_judge(w: dict[str, Any]) -> tuple[User, str]:
 def _study_topic_judged(w: dict[str, Any]) -> tuple[User, str]:
     dave = UserFactory(username="dave")
     item = StudyItem.objects.filter(study=w["study"]).first()
-    Judgment.objects.create(
+    PairJudgmentFactory(
         judge=services.assessor_judge(user=dave), pair=item.pair, label="FS", condition=Condition.POST_EDIT
     )
     return dave, "1 judgment(s) post-edit on this topic's pairs"
@@ -422,10 +422,10 @@ def test_the_study_names_every_rule_its_judge_breaks(study_world: dict[str, Any]
 
 def test_the_campaign_page_lists_the_assignments_that_break_a_rule(world: World) -> None:
     # given two conditions on one topic, made before the rules held (straight in the table)
-    scratch = Assignment.objects.create(
+    scratch = AssignmentFactory(
         campaign=world.campaign, assessor=world.alice, topic=world.t1, condition=Condition.FROM_SCRATCH
     )
-    edit = Assignment.objects.create(
+    edit = AssignmentFactory(
         campaign=world.campaign, assessor=world.alice, topic=world.t1, condition=Condition.POST_EDIT
     )
     # when
@@ -457,7 +457,7 @@ def test_it_lists_an_assignment_that_conflicts_with_a_campaign_sharing_its_pairs
     # given alice from scratch in c1, and post-edit on the same topic in c2, built later on the same runs
     scratch = _assign(world, Condition.FROM_SCRATCH)
     other = campaign_apart_build(topic=world.t1, name="c2")
-    Assignment.objects.create(campaign=other, assessor=world.alice, topic=world.t1, condition=Condition.POST_EDIT)
+    AssignmentFactory(campaign=other, assessor=world.alice, topic=world.t1, condition=Condition.POST_EDIT)
     assert blindness_violations(campaign=world.campaign) == []
     # when c2 is rebuilt over c1's runs, so that its pool shares c1's pairs
     other.runs.set(world.campaign.runs.all())
@@ -478,13 +478,13 @@ def test_it_lists_violations_in_the_same_number_of_queries_however_many_assignme
     for name in ("u1", "u2"):
         user = UserFactory(username=name)
         services.assessor_judge(user=user)
-        Assignment.objects.create(campaign=world.campaign, assessor=user, topic=world.t1, condition="adjudication")
+        AssignmentFactory(campaign=world.campaign, assessor=user, topic=world.t1, condition="adjudication")
     few = queries()
     for name in ("u3", "u4", "u5", "u6"):
         user = UserFactory(username=name)
         services.assessor_judge(user=user)
         for condition in (Condition.FROM_SCRATCH, Condition.ADJUDICATION):
-            Assignment.objects.create(campaign=world.campaign, assessor=user, topic=world.t2, condition=condition)
+            AssignmentFactory(campaign=world.campaign, assessor=user, topic=world.t2, condition=condition)
     assert queries() == few
 
 

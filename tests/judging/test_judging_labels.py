@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from django.contrib.auth.models import Group
 
 from assess.models import Citation
 from judging.labels import LabelSetError, citation_labels, label_set_get
-from judging.models import NOT_JUDGED, Assignment, CampaignPair, Condition, JudgmentOrigin
+from judging.models import NOT_JUDGED, CampaignPair, Condition, JudgmentOrigin
 from judging.pairs import pairs_for_citations
 from tests.factories import (
+    AssignmentFactory,
+    GroupFactory,
     JudgeFactory,
     JudgmentFactory,
     PassageFactory,
@@ -134,8 +135,7 @@ def _campaign_with_assessors(n: int):
     topic = campaign.topics.get()
     people = [UserFactory() for _ in range(n)]
     assignments = [
-        Assignment.objects.create(campaign=campaign, assessor=u, topic=topic, condition=Condition.FROM_SCRATCH)
-        for u in people
+        AssignmentFactory(campaign=campaign, assessor=u, topic=topic, condition=Condition.FROM_SCRATCH) for u in people
     ]
     pool = list(CampaignPair.objects.filter(campaign=campaign).order_by("position").select_related("context_citation"))
     return campaign, people, assignments, pool
@@ -174,7 +174,7 @@ def test_it_leaves_a_tie_out_unless_it_was_adjudicated():
 
     # when: an independent assessor adjudicates the pair
     referee = UserFactory()
-    adjudication = Assignment.objects.create(
+    adjudication = AssignmentFactory(
         campaign=campaign, assessor=referee, topic=campaign.topics.get(), condition=Condition.ADJUDICATION
     )
     _vote(referee, adjudication, pool[0], "PS", condition=Condition.ADJUDICATION)
@@ -187,7 +187,7 @@ def test_it_leaves_a_tie_out_unless_it_was_adjudicated():
 
 def test_it_reads_a_named_group_of_assessors():
     _campaign, people, assignments, pool = _campaign_with_assessors(3)
-    group = Group.objects.create(name="nist-team")
+    group = GroupFactory(name="nist-team")
     group.user_set.add(people[0], people[1])
     for person, assignment, label in zip(people, assignments, ["PS", "PS", "FS"], strict=True):
         _vote(person, assignment, pool[0], label)

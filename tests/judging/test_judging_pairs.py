@@ -14,8 +14,8 @@ from assess.importers.passages import passages_import
 from assess.importers.runs import RunFormat, runs_import
 from assess.models import Run, Topic
 from judging import services
-from judging.models import CampaignPair, Judgment
-from tests.factories import JudgeFactory, PassageFactory, RunFactory, TopicFactory, answer_build
+from judging.models import CampaignPair, Judgment, Pair
+from tests.factories import PairJudgmentFactory, PassageFactory, RunFactory, TopicFactory, answer_build
 
 WEBASSESS = "final.citation_judgments_Webassess.20241031.jsonl"
 WITHOUT_PREDICTION = "final.citation_judgments_without_prediction.20241025.jsonl"
@@ -167,7 +167,7 @@ def test_it_rebuilds_to_the_same_pairs_and_keeps_their_judgments(db):
     campaign = services.campaign_create(name="c", runs=Run.objects.all(), topics=[topic])
     services.campaign_build_pairs(campaign=campaign)
     before = set(CampaignPair.objects.values_list("pair_id", flat=True))
-    judged = Judgment.objects.create(judge=JudgeFactory(), pair_id=min(before), label="FS")
+    judged = PairJudgmentFactory(pair=Pair.objects.get(pk=min(before)), label="FS")
 
     services.campaign_build_pairs(campaign=campaign)
 

@@ -9,8 +9,8 @@ import pytest
 from django.db import connection
 
 from judging import queue, services
-from judging.models import AssignmentStatus, CampaignPair, Condition, Judge, JudgeKind, Judgment
-from tests.factories import UserFactory, judging_campaign_build
+from judging.models import AssignmentStatus, CampaignPair, Condition, Judgment
+from tests.factories import LLMJudgeFactory, PairJudgmentFactory, UserFactory, judging_campaign_build
 
 
 def _assign(campaign, user, condition=Condition.FROM_SCRATCH):
@@ -156,18 +156,17 @@ def test_it_stores_a_change_made_by_going_back_as_a_new_row(db):
     assert queue.topic_progress(assignment=assignment).done == 2
 
 
-def _llm_label(campaign, pair_id, label):
-    judge = campaign.post_edit_judge
-    return Judgment.objects.create(judge=judge, pair_id=pair_id, label=label)
+def _llm_label(campaign, pair, label):
+    return PairJudgmentFactory(judge=campaign.post_edit_judge, pair=pair, label=label)
 
 
 def test_it_records_the_shown_llm_label_and_whether_it_changed_in_post_edit(db):
     # given
     campaign = judging_campaign_build(n_sentences=2)
-    campaign.post_edit_judge = Judge.objects.create(name="opus-test", kind=JudgeKind.LLM)
+    campaign.post_edit_judge = LLMJudgeFactory(name="opus-test")
     campaign.save()
     for cp in CampaignPair.objects.filter(campaign=campaign):
-        _llm_label(campaign, cp.pair_id, "PS")
+        _llm_label(campaign, cp.pair, "PS")
     assignment = _assign(campaign, UserFactory(username="alice"), Condition.POST_EDIT)
 
     # when
@@ -185,11 +184,11 @@ def test_it_records_the_shown_llm_label_and_whether_it_changed_in_post_edit(db):
 
 def test_it_holds_back_post_edit_pairs_without_an_llm_label(db):
     campaign = judging_campaign_build(n_sentences=5, passages_per_topic=5)
-    campaign.post_edit_judge = Judge.objects.create(name="opus-test", kind=JudgeKind.LLM)
+    campaign.post_edit_judge = LLMJudgeFactory(name="opus-test")
     campaign.save()
     labelled = list(CampaignPair.objects.filter(campaign=campaign).order_by("pk")[:2])
     for cp in labelled:
-        _llm_label(campaign, cp.pair_id, "NS")
+        _llm_label(campaign, cp.pair, "NS")
     assignment = _assign(campaign, UserFactory(username="alice"), Condition.POST_EDIT)
 
     state = queue.queue_state(assignment=assignment)
@@ -202,11 +201,11 @@ def test_it_holds_back_post_edit_pairs_without_an_llm_label(db):
 
 def test_it_shows_the_newest_llm_label_in_post_edit(db):
     campaign = judging_campaign_build(n_sentences=1)
-    campaign.post_edit_judge = Judge.objects.create(name="opus-test", kind=JudgeKind.LLM)
+    campaign.post_edit_judge = LLMJudgeFactory(name="opus-test")
     campaign.save()
     cp = CampaignPair.objects.get(campaign=campaign)
-    _llm_label(campaign, cp.pair_id, "NS")
-    _llm_label(campaign, cp.pair_id, "FS")
+    _llm_label(campaign, cp.pair, "NS")
+    _llm_label(campaign, cp.pair, "FS")
     assignment = _assign(campaign, UserFactory(username="alice"), Condition.POST_EDIT)
 
     assert queue.queue_state(assignment=assignment).card.shown_label == "FS"
@@ -214,9 +213,9 @@ def test_it_shows_the_newest_llm_label_in_post_edit(db):
 
 def test_it_shows_no_llm_label_in_from_scratch(db):
     campaign = judging_campaign_build(n_sentences=1)
-    campaign.post_edit_judge = Judge.objects.create(name="opus-test", kind=JudgeKind.LLM)
+    campaign.post_edit_judge = LLMJudgeFactory(name="opus-test")
     campaign.save()
-    _llm_label(campaign, CampaignPair.objects.get(campaign=campaign).pair_id, "FS")
+    _llm_label(campaign, CampaignPair.objects.get(campaign=campaign).pair, "FS")
     assignment = _assign(campaign, UserFactory(username="alice"))
 
     card = queue.queue_state(assignment=assignment).card

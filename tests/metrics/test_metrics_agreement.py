@@ -14,12 +14,12 @@ from assess.importers.runs import RunFormat, RunOptions, runs_import
 from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions
 from judging.exchange.services import judgments_import
 from judging.labels import label_set_get
-from judging.models import JudgeKind, Judgment
+from judging.models import JudgeKind
 from judging.pairs import pairs_for_citations
 from judging.scope import EVERY_CITATION, scope_for
 from metrics.agreement import self_consistency, self_consistency_arrays
 from metrics.reports import agreement_report
-from tests.factories import JudgeFactory, PassageFactory, RunFactory, TopicFactory, answer_build
+from tests.factories import JudgeFactory, JudgmentFactory, PassageFactory, RunFactory, TopicFactory, answer_build
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")
 
@@ -49,8 +49,8 @@ def random_judgments(db):
                 la, lb = LABELS[rng.integers(3)], LABELS[rng.integers(3)]
                 labels_a.append(la)
                 labels_b.append(lb)
-                Judgment.objects.create(judge=a, pair=pairs[c.pk], citation=c, label=la)
-                Judgment.objects.create(judge=b, pair=pairs[c.pk], citation=c, label=lb)
+                JudgmentFactory(judge=a, pair=pairs[c.pk], citation=c, label=la)
+                JudgmentFactory(judge=b, pair=pairs[c.pk], citation=c, label=lb)
                 weights["a"].append({"NS": 0, "PS": 0.5, "FS": 1}[la])
                 weights["b"].append({"NS": 0, "PS": 0.5, "FS": 1}[lb])
             for j in ("a", "b"):

@@ -7,14 +7,22 @@ import pytest
 from scipy.stats import kendalltau
 
 from judging.labels import citation_labels, label_set_get
-from judging.models import JudgeKind, Judgment
+from judging.models import JudgeKind
 from judging.pairs import pairs_for_citations
 from judging.scope import scope_for
 from metrics.bootstrap import kendall_tau_b_rows, run_intervals, tau_interval
 from metrics.material import labels_get, material_get
 from metrics.reports import answer_scores, scores_report
 from metrics.scores import support_arrays
-from tests.factories import JudgeFactory, PassageFactory, RunFactory, TopicFactory, answer_build
+from tests.factories import (
+    JudgeFactory,
+    JudgmentFactory,
+    PairJudgmentFactory,
+    PassageFactory,
+    RunFactory,
+    TopicFactory,
+    answer_build,
+)
 from tests.reference.answer_score import AnswerLabels, answer_score
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")
@@ -55,8 +63,8 @@ def test_it_takes_a_sentences_best_judged_citation_for_recall_at_depth_two():
 
 
 def judge_on(judge, citation, label, **extra):
-    pair = pairs_for_citations(citations=[citation])[citation.pk]
-    return Judgment.objects.create(judge=judge, pair=pair, citation=citation, label=label, **extra)
+    """A judgment on the citation, on its stored pair (the factory stores it when missing)."""
+    return JudgmentFactory(judge=judge, citation=citation, label=label, **extra)
 
 
 def worked_example(run=None, topic=None, texts=("First claim.", "Second claim.", "Third claim.")):
@@ -127,7 +135,7 @@ def test_it_labels_every_citation_of_a_pair_judged_once(db):
     citation = a.sentences.get().citations.select_related("sentence").get()
     other = b.sentences.get().citations.select_related("sentence").get()
     pair = pairs_for_citations(citations=[citation, other])[citation.pk]
-    Judgment.objects.create(judge=JudgeFactory(name="gpt", kind=JudgeKind.LLM), pair=pair, label="PS")
+    PairJudgmentFactory(judge=JudgeFactory(name="gpt", kind=JudgeKind.LLM), pair=pair, label="PS")
 
     # when
     scores = {s.run_id: s.precision for s in answer_scores(label_set=label_set_get("gpt"), scope=scope_for())}
@@ -276,7 +284,7 @@ def test_labels_kept_from_before_new_judgments_equal_labels_read_afresh(db):
             c = citations[int(rng.integers(len(citations)))]
             label = ["NS", "PS", "FS"][int(rng.integers(3))]
             on_citation = bool(rng.integers(2))
-            Judgment.objects.create(judge=judge, pair=pairs[c.pk], citation=c if on_citation else None, label=label)
+            JudgmentFactory(judge=judge, pair=pairs[c.pk], citation=c if on_citation else None, label=label)
         selection = label_set_get("mixed")
         kept = labels_get(selection, material)
         fresh = citation_labels(selection, citation_ids=material.citation_id, citation_pairs=material.citation_pair)

@@ -138,7 +138,7 @@ def test_it_measures_nist_against_opus_in_the_unit_it_names(loaded, db, from_scr
     assert report["n_label"] == f"{word} both labelled: {expected['n']:,}"
 
 
-def test_it_gives_the_same_scores_after_a_nist_export_and_import(loaded, db):
+def test_it_gives_the_same_scores_after_a_nist_export_and_import(loaded, db, tmp_path):
     # given
     nist = label_set_get("nist/from_scratch")
     before = scores_report(label_set=nist, scope=scope_for(), resamples=0)
@@ -146,16 +146,13 @@ def test_it_gives_the_same_scores_after_a_nist_export_and_import(loaded, db):
     judgments_export(buffer, fmt=ExportFormat.NIST, scope=scope_for(depth=EVERY_CITATION), label_sets=[nist])
 
     # when
-    path = pytest.importorskip("pathlib").Path(__file__).parent / ".roundtrip-nist.jsonl"
-    try:
-        path.write_text(buffer.getvalue(), encoding="utf-8")
-        judgments_import(
-            files=[path],
-            fmt=JudgmentFormat.NIST,
-            options=JudgmentImportOptions(judge="nist-again", kind="human", condition="from_scratch"),
-        )
-    finally:
-        path.unlink(missing_ok=True)
+    path = tmp_path / "roundtrip-nist.jsonl"
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    judgments_import(
+        files=[path],
+        fmt=JudgmentFormat.NIST,
+        options=JudgmentImportOptions(judge="nist-again", kind="human", condition="from_scratch"),
+    )
     after = scores_report(label_set=label_set_get("nist-again"), scope=scope_for(), resamples=0)
 
     # then

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from judging.llm import batch, chunks, jobs, services
+from judging.llm import batch, chunks, jobs, pricing, services
 from judging.llm.models import LLMResult, PrelabelMode, Provider
 from judging.models import Judgment
 from tests.factories import llm_campaign_build
@@ -54,7 +54,7 @@ def test_a_batch_result_costs_half_the_live_price(fake_openai, llm_fast):
     job = jobs.prelabel_job_create(campaign=campaign, judge=llm.judge, mode=PrelabelMode.BATCH, enqueue=False)
     chunks.prelabel_job_execute(job=job, poll_seconds=0.01)
     result = LLMResult.objects.get(judge=llm.judge)
-    live = services.cost_of(llm, input_tokens=result.input_tokens, output_tokens=result.output_tokens)
+    live = pricing.cost_of(llm, input_tokens=result.input_tokens, output_tokens=result.output_tokens)
     assert result.cost == (live / 2).quantize(result.cost)
     assert result.cost > 0
 

@@ -27,8 +27,11 @@ def slow_job_page(page, live_server, organizer, fake_openai, llm_fast, *, statem
     return llm
 
 
-def test_the_progress_bar_updates_live_until_the_job_is_done(page, live_server, organizer, fake_openai, llm_fast):
+def test_the_progress_bar_updates_live_until_the_job_is_done(
+    page, live_server, organizer, fake_openai, llm_fast, tmp_path
+):
     # given a campaign, a judge answering in half a second, one call at a time, jobs run in a thread
+    page.set_viewport_size({"width": 1366, "height": 768})
     statements = [f"Claim {i} [FS]." for i in range(8)]
     llm = slow_job_page(page, live_server, organizer, fake_openai, llm_fast, statements=statements, latency=0.5)
     # when the organizer presses the button
@@ -37,11 +40,35 @@ def test_the_progress_bar_updates_live_until_the_job_is_done(page, live_server, 
     first = int(page.locator(".js-done").inner_text())
     assert first < 8
     assert page.locator(".js-status").inner_text() in ("Running", "Pending")
+    page.wait_for_function("Number(document.querySelector('.js-done').textContent) >= 2", timeout=20_000)
+    page.screenshot(path=str(tmp_path / "prelabel-running-1366x768.png"))
     page.wait_for_function("document.querySelector('.js-done').textContent.trim() === '8'", timeout=20_000)
     page.wait_for_function("document.querySelector('.js-status').textContent.trim() === 'Done'", timeout=10_000)
     assert page.locator(".js-remaining").inner_text() == "0"
     assert page.locator(".js-errors").inner_text() == "0"
     assert Judgment.objects.filter(judge=llm.judge).count() == 8
+    # and the jobs table, too, shows the job done without a reload
+    page.wait_for_selector('#prelabel-jobs .js-job-status[data-status="done"]', timeout=10_000)
+    assert page.locator("#prelabel-jobs").get_attribute("hx-trigger") is None
+    page.screenshot(path=str(tmp_path / "prelabel-done-1366x768.png"))
+
+
+def test_the_organizer_tests_the_connection_and_sees_the_estimate(
+    page, live_server, organizer, fake_openai, llm_fast, tmp_path
+):
+    # given the pre-label page of a 12-pair campaign at 1366x768
+    page.set_viewport_size({"width": 1366, "height": 768})
+    statements = [f"Claim {i} [NS]." for i in range(12)]
+    slow_job_page(page, live_server, organizer, fake_openai, llm_fast, statements=statements, latency=0.0)
+    # then the estimate is shown before anything starts
+    assert page.locator(".js-estimate-pairs").inner_text() == "12"
+    assert "An estimate" in page.locator(".prelabel-estimate").inner_text()
+    # when the organizer tests the connection, then one call is made and its answer shown in place
+    page.click(".js-check")
+    page.wait_for_selector(".js-check-ok")
+    assert "Partial Support" in page.locator(".js-check-ok").inner_text()
+    assert fake_openai.chat_calls == 1
+    page.screenshot(path=str(tmp_path / "prelabel-1366x768.png"), full_page=False)
 
 
 def test_the_organizer_cancels_a_running_job_and_resumes_it(page, live_server, organizer, fake_openai, llm_fast):

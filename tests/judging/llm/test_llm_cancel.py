@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from judging.llm import batch, chunks, jobs, services, tasks
 from judging.llm.models import LLMResult, PrelabelJob, PrelabelMode, Provider
-from judging.llm.selectors import prelabel_progress
+from judging.llm.selectors import pairs_held, prelabel_progress
 from tests.factories import llm_campaign_build
 
 STATEMENTS = [f"Claim {i} [{['FS', 'PS', 'NS'][i % 3]}]." for i in range(60)]
@@ -175,11 +175,11 @@ def test_a_resume_waits_for_the_calls_still_in_flight(fake_openai, llm_fast):
     )
     jobs.prelabel_job_cancel(job=job)
     # then a resume is refused, and says why
-    with pytest.raises(services.PrelabelError, match=r"1 call of job #\d+ still in flight"):
+    with pytest.raises(services.PrelabelError, match=r"job #\d+ still holds 1 pair while its last calls finish"):
         jobs.prelabel_job_resume(job=job)
-    assert prelabel_progress(job).in_flight == 1
+    assert pairs_held(job) == 1
     # and once that claim has gone stale (its worker died), the pair is only still to do: the resume starts
     LLMResult.objects.filter(judge=llm.judge).update(updated_at=timezone.now() - timedelta(hours=1))
-    assert prelabel_progress(job).in_flight == 0
+    assert pairs_held(job) == 0
     assert prelabel_progress(job).remaining == 3
     assert jobs.prelabel_job_resume(job=job).total == 3

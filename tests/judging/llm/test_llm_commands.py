@@ -9,8 +9,8 @@ from django.core.management import CommandError, call_command
 
 from judging.llm import jobs, services
 from judging.llm.models import LLMJudge, LLMResult, PrelabelJob, Provider
-from judging.models import Judge, Judgment
-from tests.factories import llm_campaign_build
+from judging.models import Judgment
+from tests.factories import LLMJudgeFactory, llm_campaign_build
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -97,7 +97,7 @@ def test_prelabel_batch_goes_through_the_batch_api(fake_openai, llm_fast):
 
 def test_prelabel_refuses_an_imported_label_source(llm_fast):
     llm_campaign_build(statements=["Claim."], name="demo")
-    Judge.objects.create(name="opus-4.8-nist", kind="llm")
+    LLMJudgeFactory(name="opus-4.8-nist")
     with pytest.raises(CommandError, match="imported label source"):
         call_command("prelabel", "demo", "--judge", "opus-4.8-nist")
 

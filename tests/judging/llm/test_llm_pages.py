@@ -8,7 +8,7 @@ from django.urls import reverse
 from judging.llm import chunks, jobs, services
 from judging.llm.models import LLMJudge, LLMResult, PrelabelJob, Provider
 from judging.models import Judge, Judgment
-from tests.factories import llm_campaign_build
+from tests.factories import JudgmentFactory, LLMJudgeFactory, llm_campaign_build
 
 pytestmark = pytest.mark.django_db
 
@@ -85,8 +85,9 @@ def test_the_progress_partial_polls_while_the_job_runs(org_client, fake_openai, 
     assert 'hx-trigger="every 2s"' in html
     assert '<b class="js-done">3</b>' in html
     assert '<b class="js-remaining">1</b>' in html
-    assert "cost so far" in html
-    assert "calls / min" in html
+    assert "<b>—</b> cost (no prices)" in html  # this judge has none
+    assert '<b class="js-calls-per-minute">3</b> calls in the last minute' in html
+    assert '<b class="js-in-flight">0</b> calls under way' in html
     assert "estimated time left" in html
 
 
@@ -130,9 +131,9 @@ def test_the_api_retries_the_failed_pairs_of_a_job(
 
 def test_the_page_shows_an_imported_llm_label_source(org_client, llm_fast):
     campaign = llm_campaign_build(statements=["Claim one.", "Claim two."])
-    opus = Judge.objects.create(name="opus-4.8-nist", kind="llm")
+    opus = LLMJudgeFactory(name="opus-4.8-nist")
     cp = campaign.campaign_pairs.select_related("context_citation").first()
-    Judgment.objects.create(judge=opus, pair=cp.pair, citation=cp.context_citation, label="FS")
+    JudgmentFactory(judge=opus, pair=cp.pair, citation=cp.context_citation, label="FS")
     page = org_client.get(reverse("judging:llm_prelabel", args=[campaign.pk])).content.decode()
     assert "opus-4.8-nist" in page
     assert "Imported label source: <b>1</b>" in page
@@ -141,7 +142,7 @@ def test_the_page_shows_an_imported_llm_label_source(org_client, llm_fast):
 
 def test_an_organizer_picks_the_post_edit_judge(org_client, llm_fast):
     campaign = llm_campaign_build(statements=["Claim one."])
-    opus = Judge.objects.create(name="opus-4.8-nist", kind="llm")
+    opus = LLMJudgeFactory(name="opus-4.8-nist")
     org_client.post(reverse("judging:llm_post_edit_judge", args=[campaign.pk]), {"judge": opus.pk})
     campaign.refresh_from_db()
     assert campaign.post_edit_judge == opus
@@ -170,7 +171,7 @@ def test_the_api_creates_and_lists_llm_judges(org_client, llm_fast):
         content_type="application/json",
     )
     assert response.status_code == 201
-    Judge.objects.create(name="opus-4.8-nist", kind="llm")
+    LLMJudgeFactory(name="opus-4.8-nist")
     listed = {j["name"]: j["configured"] for j in org_client.get("/api/llm-judges/").json()}
     assert listed == {"llama": True, "opus-4.8-nist": False}
 

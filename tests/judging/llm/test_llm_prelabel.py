@@ -10,7 +10,7 @@ from judging.llm import chunks, jobs, prompt, services
 from judging.llm.models import LLMResult, PrelabelJob, Provider
 from judging.llm.selectors import prelabel_progress
 from judging.models import Judgment
-from tests.factories import llm_campaign_build
+from tests.factories import LLMJudgeFactory, llm_campaign_build
 
 pytestmark = pytest.mark.django_db
 
@@ -114,10 +114,26 @@ def test_a_second_run_of_the_same_job_makes_zero_calls(fake_openai, llm_fast):
     fake_openai.reset_counts()
     # when it is pre-labelled again
     job = run_job(campaign, llm)
-    # then
+    # then it announces no pair and calls none
     assert fake_openai.chat_calls == 0
     assert job.status == "done"
+    assert job.total == 0
     assert Judgment.objects.filter(judge=llm.judge).count() == 12
+
+
+def test_a_job_whose_pairs_were_labelled_meanwhile_ends_done_with_zero_calls(fake_openai, llm_fast):
+    # given a job created, then its pairs labelled by another job before it starts
+    campaign = llm_campaign_build(statements=MARKED[:12])
+    llm = judge_for(fake_openai)
+    job = jobs.prelabel_job_create(campaign=campaign, judge=llm.judge, enqueue=False)
+    run_job(campaign, llm)
+    fake_openai.reset_counts()
+    # when it starts
+    assert chunks.prelabel_job_start(job=job) == []
+    # then
+    job.refresh_from_db()
+    assert fake_openai.chat_calls == 0
+    assert job.status == "done"
 
 
 def test_it_stores_a_parse_error_with_the_raw_output_never_no_support(fake_openai, llm_fast):
@@ -201,7 +217,9 @@ def test_every_pair_ends_labelled_or_with_a_recorded_error_under_injected_faults
     assert Judgment.objects.filter(judge=llm.judge).count() == results.filter(status="labelled").count()
     progress = prelabel_progress(job)
     assert progress.remaining == 0
-    assert progress.done + progress.errors == 60
+    assert progress.done == 60
+    assert progress.errors == results.exclude(status="labelled").count()
+    assert progress.parse_errors == results.filter(status="parse_error").count()
 
 
 def test_retrying_errors_calls_only_the_failed_pairs(fake_openai, llm_fast):
@@ -252,10 +270,8 @@ def test_a_stale_claim_of_a_dead_worker_is_taken_over(fake_openai, llm_fast):
 
 
 def test_an_imported_llm_label_source_cannot_be_called(llm_fast):
-    from judging.models import Judge
-
     campaign = llm_campaign_build(statements=MARKED[:1])
-    opus = Judge.objects.create(name="opus-4.8-nist", kind="llm")
+    opus = LLMJudgeFactory(name="opus-4.8-nist")
     with pytest.raises(services.PrelabelError, match="imported label source"):
         jobs.prelabel_job_create(campaign=campaign, judge=opus)
     assert not PrelabelJob.objects.exists()
