@@ -1,7 +1,9 @@
 """REST API for LLM judges and pre-label jobs (organizers only).
 
 GET/POST  /api/llm-judges/                      list, create
-POST      /api/campaigns/<id>/prelabel/         start a job {judge, mode}
+POST      /api/campaigns/<id>/prelabel/         start a job {judge, mode, retry_errors}
+GET       /api/campaigns/<id>/prelabel/estimate/?judge=  pairs to call, estimated tokens and cost
+POST      /api/llm-judges/<name>/check/         one real call: the answer or the error
 GET       /api/prelabel-jobs/<id>/              a job with its live progress
 POST      /api/prelabel-jobs/<id>/retry-errors/ a new job calling again the failed pairs
 POST      /api/prelabel-jobs/<id>/cancel/       stop a job (409 when it has already ended)
@@ -24,9 +26,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from judging.llm import jobs, services
+from judging.llm.connection import connection_check
 from judging.llm.models import PrelabelJob, PrelabelMode, Provider
 from judging.llm.prompt import CURRENT_VERSION, PROMPTS
-from judging.llm.selectors import llm_judges, prelabel_progress
+from judging.llm.selectors import llm_judges, prelabel_estimate, prelabel_progress
 from judging.models import Campaign, Judge, JudgeKind
 
 
@@ -107,11 +110,12 @@ class PrelabelJobOutputSerializer(serializers.ModelSerializer):
             "done": p.done,
             "labelled": p.labelled,
             "parse_errors": p.parse_errors,
+            "call_errors": p.call_errors,
             "errors": p.errors,
             "in_flight": p.in_flight,
             "remaining": p.remaining,
             "percent": p.percent,
-            "calls_per_minute": round(p.calls_per_minute, 1),
+            "calls_per_minute": p.calls_per_minute,
             "cost": str(p.cost),
             "eta_seconds": None if p.eta_seconds is None else round(p.eta_seconds),
         }
@@ -120,6 +124,34 @@ class PrelabelJobOutputSerializer(serializers.ModelSerializer):
 class PrelabelStartSerializer(serializers.Serializer):
     judge = serializers.CharField(help_text="LLM judge name")
     mode = serializers.ChoiceField(choices=PrelabelMode.choices, default=PrelabelMode.LIVE)
+    retry_errors = serializers.BooleanField(default=False, help_text="also call again the pairs that ended in an error")
+
+
+class EstimateQuerySerializer(serializers.Serializer):
+    judge = serializers.CharField(help_text="LLM judge name")
+    retry_errors = serializers.BooleanField(default=False)
+
+
+class EstimateOutputSerializer(serializers.Serializer):
+    pairs = serializers.IntegerField(help_text="pairs a job would call now")
+    retryable_errors = serializers.IntegerField(help_text="pairs that ended in an error (call or parse)")
+    input_tokens = serializers.IntegerField(help_text="estimated: each prompt's characters / chars_per_token")
+    output_tokens = serializers.IntegerField(help_text="estimated: reply_tokens per pair")
+    cost = serializers.DecimalField(max_digits=14, decimal_places=6, help_text="live, from the judge's prices")
+    batch_cost = serializers.DecimalField(max_digits=14, decimal_places=6)
+    priced = serializers.BooleanField(help_text="whether the judge has prices; else the costs are 0")
+    chars_per_token = serializers.IntegerField()
+    reply_tokens = serializers.IntegerField()
+
+
+class ConnectionCheckOutputSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    answer = serializers.CharField()
+    parsed_label = serializers.CharField(source="label", help_text="the label read from the answer; empty if none")
+    error = serializers.CharField()
+    latency_ms = serializers.IntegerField(allow_null=True)
+    input_tokens = serializers.IntegerField()
+    output_tokens = serializers.IntegerField()
 
 
 def _user(request: Request) -> User | None:
@@ -141,11 +173,47 @@ class PrelabelStartView(APIView):
         judge = get_object_or_404(Judge, name=data.validated_data["judge"], kind=JudgeKind.LLM)
         try:
             job = jobs.prelabel_job_create(
-                campaign=campaign, judge=judge, mode=data.validated_data["mode"], created_by=_user(request)
+                campaign=campaign,
+                judge=judge,
+                mode=data.validated_data["mode"],
+                retry_errors=data.validated_data["retry_errors"],
+                created_by=_user(request),
             )
         except services.PrelabelError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(PrelabelJobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class PrelabelEstimateView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(parameters=[EstimateQuerySerializer], responses=EstimateOutputSerializer)
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = get_object_or_404(Campaign, pk=campaign_id)
+        query = EstimateQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        judge = get_object_or_404(Judge, name=query.validated_data["judge"], kind=JudgeKind.LLM)
+        try:
+            services.llm_config(judge)
+        except services.PrelabelError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        estimate = prelabel_estimate(campaign=campaign, judge=judge, retry_errors=query.validated_data["retry_errors"])
+        return Response(EstimateOutputSerializer(estimate).data)
+
+
+class LLMJudgeCheckView(APIView):
+    """POST makes one real call to the judge: 200 with its answer, or with `ok` false and the error."""
+
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(request=None, responses=ConnectionCheckOutputSerializer)
+    def post(self, request: Request, name: str) -> Response:
+        judge = get_object_or_404(Judge, name=name, kind=JudgeKind.LLM)
+        try:
+            llm = services.llm_config(judge)
+        except services.PrelabelError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(ConnectionCheckOutputSerializer(connection_check(llm)).data)
 
 
 class PrelabelJobView(APIView):

@@ -17,6 +17,7 @@ import openai
 from openai import AsyncOpenAI
 
 from judging.llm import ratelimit
+from judging.llm.meter import CallMeter
 from judging.llm.models import LLMResultStatus
 from judging.llm.parse import label_parse
 
@@ -128,6 +129,7 @@ class Caller:
         policy: RetryPolicy,
         stop: threading.Event | None = None,
         lease_seconds: float = 90.0,
+        meter: CallMeter | None = None,
     ) -> None:
         self.client = client
         self.model = model
@@ -135,6 +137,7 @@ class Caller:
         self.budget = budget
         self.policy = policy
         self.stop = stop or threading.Event()
+        self.meter = meter or CallMeter()
         self.slots = (
             ratelimit.ConcurrencySlots(budget.key, budget.max_concurrency, lease_seconds=lease_seconds)
             if budget.max_concurrency
@@ -168,11 +171,15 @@ class Caller:
             # The SDK's generic `post` (its documented way to reach any endpoint) rather than
             # `chat.completions.create`: the same auth, Azure deployment routing and typed errors,
             # at half the CPU per call, which is what bounds a worker at high concurrency.
-            return await self.client.post(
-                "/chat/completions",
-                body={"model": self.model, "messages": request.messages, "temperature": self.temperature},
-                cast_to=object,
-            )
+            self.meter.started()
+            try:
+                return await self.client.post(
+                    "/chat/completions",
+                    body={"model": self.model, "messages": request.messages, "temperature": self.temperature},
+                    cast_to=object,
+                )
+            finally:
+                self.meter.ended()
         finally:
             if self.slots is not None and slot is not None:
                 await self.slots.release(slot)

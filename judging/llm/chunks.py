@@ -19,19 +19,18 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Q
 from django.utils import timezone
 
 from judging.llm import aio, batch, ratelimit
 from judging.llm.calls import Caller, CallOutcome, CallRequest, RetryPolicy
 from judging.llm.client import ProviderNotConfigured, async_client_for, provider_check, request_timeout
-from judging.llm.models import LLMJudge, LLMResult, LLMResultStatus, PrelabelJob, PrelabelMode, PrelabelStatus
+from judging.llm.meter import CallMeter, meter_publish
+from judging.llm.models import LLMJudge, LLMResultStatus, PrelabelJob, PrelabelMode, PrelabelStatus
+from judging.llm.selectors import pairs_to_call
 from judging.llm.services import (
-    FINAL,
     JOB_OPEN,
     PrelabelError,
     call_requests,
-    campaign_pair_ids,
     job_cancelled,
     llm_config,
     prelabel_job_fail,
@@ -40,7 +39,6 @@ from judging.llm.services import (
     results_release,
     results_write,
 )
-from judging.models import CampaignPair
 
 logger = logging.getLogger(__name__)
 
@@ -56,19 +54,9 @@ def chunk_size_for(llm: LLMJudge) -> int:
 
 
 def pairs_to_do(*, job: PrelabelJob) -> list[int]:
-    """Pairs of the campaign without a finished result for this judge and prompt version."""
-    done = Q(status__in=FINAL)
-    if not job.retry_errors:
-        done |= Q(status=LLMResultStatus.ERROR)
-    finished = set(
-        LLMResult.objects.filter(
-            done,
-            judge=job.judge,
-            prompt_version=job.prompt_version,
-            pair_id__in=CampaignPair.objects.filter(campaign=job.campaign_id).values("pair_id"),
-        ).values_list("pair_id", flat=True)
+    return pairs_to_call(
+        campaign=job.campaign, judge=job.judge, retry_errors=job.retry_errors, prompt_version=job.prompt_version
     )
-    return [pid for pid in campaign_pair_ids(job.campaign) if pid not in finished]
 
 
 def prelabel_job_start(*, job: PrelabelJob, chunk_size: int | None = None) -> list[list[int]]:
@@ -90,6 +78,8 @@ def prelabel_job_start(*, job: PrelabelJob, chunk_size: int | None = None) -> li
     # A conditional update, so that a job cancelled meanwhile stays cancelled.
     started = open_job.update(
         status=PrelabelStatus.RUNNING,
+        # Its first start counts what is left to call; a redelivered start of a running job keeps its total.
+        **({"total": len(todo)} if job.status == PrelabelStatus.PENDING else {}),
         started_at=job.started_at or now,
         chunks=1 if job.mode == PrelabelMode.BATCH else len(chunks),
     )
@@ -163,7 +153,7 @@ def _error_text(error: Exception) -> str:
     return f"{type(error).__name__}: {error}"[:2000]
 
 
-async def _caller_build(llm: LLMJudge, *, key: str, stop: threading.Event) -> Caller:
+async def _caller_build(llm: LLMJudge, *, key: str, stop: threading.Event, meter: CallMeter) -> Caller:
     return Caller(
         client=async_client_for(llm),
         model=llm.model,
@@ -177,6 +167,7 @@ async def _caller_build(llm: LLMJudge, *, key: str, stop: threading.Event) -> Ca
         policy=retry_policy(),
         stop=stop,
         lease_seconds=request_timeout() + 30,
+        meter=meter,
     )
 
 
@@ -244,10 +235,11 @@ def _calls_make(*, job: PrelabelJob, llm: LLMJudge, claimed: list[int], claim: u
     """Call the judge for the claimed pairs and write the outcomes as they arrive. Returns how many were written."""
     stop = threading.Event()
     outcomes = _Outcomes(len(claimed))
+    meter = CallMeter()
     buffer: list[CallOutcome] = []
     written = 0
     try:
-        caller = aio.submit(_caller_build(llm, key=job.judge.name, stop=stop)).result()
+        caller = aio.submit(_caller_build(llm, key=job.judge.name, stop=stop, meter=meter)).result()
         # The first calls start while the rest of the prompts are built.
         head = max(2 * llm.max_concurrency, 20)
         parts = (claimed[:head], claimed[head:])
@@ -264,6 +256,7 @@ def _calls_make(*, job: PrelabelJob, llm: LLMJudge, claimed: list[int], claim: u
             if not stop.is_set() and job_cancelled(job.pk):
                 stop.set()  # no new call starts; the calls in flight end and are written below
             buffer = outcomes.take()
+            meter_publish(job_id=job.pk, chunk=claim.hex, meter=meter)
             if buffer:
                 written += results_write(llm=llm, prompt_version=job.prompt_version, claim=claim, outcomes=buffer)
                 buffer = []
@@ -273,6 +266,7 @@ def _calls_make(*, job: PrelabelJob, llm: LLMJudge, claimed: list[int], claim: u
         stop.set()
         if buffer:
             written += results_write(llm=llm, prompt_version=job.prompt_version, claim=claim, outcomes=buffer)
+        meter_publish(job_id=job.pk, chunk=claim.hex, meter=meter, closing=True)
     return written
 
 

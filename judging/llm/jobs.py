@@ -13,8 +13,9 @@ from django.utils import timezone
 from judging.llm import batch, tasks
 from judging.llm.chunks import prelabel_job_execute_by_id
 from judging.llm.client import ProviderNotConfigured, provider_check
+from judging.llm.meter import meter_clear
 from judging.llm.models import PrelabelJob, PrelabelMode, PrelabelStatus
-from judging.llm.selectors import calls_in_flight
+from judging.llm.selectors import pairs_held, pairs_to_call, retryable_errors
 from judging.llm.services import JOB_OPEN, PrelabelError, campaign_pair_ids, llm_config
 from judging.models import Campaign, Judge
 
@@ -36,9 +37,11 @@ def prelabel_job_create(
         raise PrelabelError(str(error)) from None
     if mode not in PrelabelMode.values:
         raise PrelabelError(f"unknown mode {mode!r}")
-    pair_ids = campaign_pair_ids(campaign)
-    if not pair_ids:
+    if not campaign_pair_ids(campaign):
         raise PrelabelError(f"campaign {campaign.name!r} has no pairs yet: build it first")
+    # Its total is what it will call: none when every pair has a result (the job then ends at once).
+    pair_ids = pairs_to_call(campaign=campaign, judge=judge, retry_errors=retry_errors)
+    now = timezone.now()
     with transaction.atomic():
         job = PrelabelJob.objects.create(
             campaign=campaign,
@@ -48,11 +51,23 @@ def prelabel_job_create(
             retry_errors=retry_errors,
             total=len(pair_ids),
             created_by=created_by,
+            # Nothing to call: done at once, with nothing for a worker to do.
+            **({"status": PrelabelStatus.DONE, "started_at": now, "finished_at": now} if not pair_ids else {}),
         )
-        if enqueue:
+        meter_clear(job.pk)
+        if enqueue and pair_ids:
             job_id = job.pk
             transaction.on_commit(lambda: prelabel_job_enqueue(job_id=job_id))
     return job
+
+
+def nothing_to_call_message(*, campaign: Campaign, judge: Judge, retry_errors: bool) -> str:
+    """Why a job has no pair to call, for the organizer."""
+    if retry_errors:
+        return f"no pair of {campaign.name!r} has an error from {judge.name}: nothing to retry"
+    errors = retryable_errors(campaign=campaign, judge=judge)
+    retry = f"; {errors} ended in an error: retry them" if errors else ""
+    return f"every pair of {campaign.name!r} already has a result from {judge.name}{retry}"
 
 
 def prelabel_job_enqueue(*, job_id: int) -> None:
@@ -91,10 +106,10 @@ def prelabel_job_resume(*, job: PrelabelJob, created_by: User | None = None) -> 
     job.refresh_from_db()
     if job.status in JOB_OPEN:
         raise PrelabelError(f"job #{job.pk} is still {job.get_status_display().lower()}")
-    in_flight = calls_in_flight(job)
-    if in_flight:
+    held = pairs_held(job)
+    if held:
         raise PrelabelError(
-            f"{in_flight} call{'s' if in_flight != 1 else ''} of job #{job.pk} still in flight; "
+            f"job #{job.pk} still holds {held} pair{'s' if held != 1 else ''} while its last calls finish; "
             "resume once they have ended (a few seconds)"
         )
     return prelabel_job_create(

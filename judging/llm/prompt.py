@@ -23,6 +23,14 @@ PROMPTS: dict[str, str] = {"v1": PROMPT_V1}
 CURRENT_VERSION = "v1"
 
 
+# Token counts before a call are estimates: a token is about four characters of English (OpenAI's rule of
+# thumb), and a reply is counted at 16 tokens, room for a label of two to four. The rate limiter charges
+# these, and the pre-label page shows them before a job starts.
+CHARS_PER_TOKEN = 4
+REPLY_TOKENS = 16
+CITATION_SEPARATOR = ": "
+
+
 class UnknownPromptVersion(ValueError):
     pass
 
@@ -36,7 +44,7 @@ def prompt_text(version: str) -> str:
 
 def citation_text(passage: Passage) -> str:
     """Title + ": " + passage text, as in the track's script."""
-    return f"{passage.title}: {passage.text}"
+    return f"{passage.title}{CITATION_SEPARATOR}{passage.text}"
 
 
 def prompt_render(*, version: str, statement: str, citation: str) -> str:
@@ -46,3 +54,12 @@ def prompt_render(*, version: str, statement: str, citation: str) -> str:
 
 def messages_for(*, version: str, statement: str, citation: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": prompt_render(version=version, statement=statement, citation=citation)}]
+
+
+def prompt_fixed_chars(version: str) -> int:
+    """The characters of a prompt that do not depend on its pair (the template without its two fields)."""
+    return len(prompt_text(version)) - len("{statement}") - len("{citation}")
+
+
+def input_tokens_estimate(chars: int) -> int:
+    return chars // CHARS_PER_TOKEN

@@ -2,47 +2,76 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, Exists, ExpressionWrapper, IntegerField, OuterRef, Q, QuerySet, Sum, Value
+from django.db.models.functions import Length
 from django.utils import timezone
 
+from judging.llm.meter import meter_read
 from judging.llm.models import LLMResult, LLMResultStatus, PrelabelJob, PrelabelStatus
-from judging.models import Campaign, CampaignPair, Judge, JudgeKind, Judgment
+from judging.llm.pricing import cost_of, is_priced
+from judging.llm.prompt import CHARS_PER_TOKEN, CITATION_SEPARATOR, REPLY_TOKENS, prompt_fixed_chars
+from judging.models import Campaign, CampaignPair, Judge, JudgeKind, Judgment, Pair
 
 
 @dataclass(frozen=True)
 class Progress:
+    """A job's figures. Results are counted as they are written, from the job's start on; `in_flight`
+    and `calls_per_minute` are HTTP requests to the judge (retries included), from `meter`."""
+
     total: int
     labelled: int
     parse_errors: int
-    errors: int
+    call_errors: int
     in_flight: int
     cost: Decimal
-    calls_per_minute: float
+    calls_per_minute: int
     eta_seconds: float | None
     status: str
 
     @property
+    def errors(self) -> int:
+        """Pairs without a label: the call failed, or its reply named no label. "Retry errors" calls both."""
+        return self.parse_errors + self.call_errors
+
+    @property
     def done(self) -> int:
-        return self.labelled + self.parse_errors
+        """Pairs with a result written: labelled or an error."""
+        return self.labelled + self.errors
 
     @property
     def remaining(self) -> int:
-        return max(0, self.total - self.done - self.errors)
+        return max(0, self.total - self.done)
 
     @property
     def percent(self) -> int:
         if not self.total:
             return 100
-        return min(100, int(100 * (self.done + self.errors) / self.total))
+        return min(100, int(100 * self.done / self.total))
 
     @property
     def finished(self) -> bool:
         return self.status in (PrelabelStatus.DONE, PrelabelStatus.FAILED, PrelabelStatus.CANCELLED)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a job would call before it starts, from the prompts' length (see `prompt`) and the judge's prices."""
+
+    pairs: int
+    retryable_errors: int
+    input_tokens: int
+    output_tokens: int
+    cost: Decimal
+    batch_cost: Decimal
+    priced: bool
+    chars_per_token: int = CHARS_PER_TOKEN
+    reply_tokens: int = REPLY_TOKENS
 
 
 def llm_judges() -> QuerySet[Judge]:
@@ -68,48 +97,108 @@ def stale_after() -> timedelta:
 
 
 def _in_flight(now: datetime) -> Q:
-    """Pending and held by a live claim: a call is on its way. A released pair, or one whose claim went
-    stale (its worker died), is only still to do."""
+    """Pending and held by a live claim: a call is on its way or about to be. A released pair, or one
+    whose claim went stale (its worker died), is only still to do."""
     return Q(status=LLMResultStatus.PENDING, claim__isnull=False, updated_at__gte=now - stale_after())
 
 
-def calls_in_flight(job: PrelabelJob) -> int:
+def pairs_held(job: PrelabelJob) -> int:
+    """Pairs a live chunk still holds: its calls are under way, or it has not yet given back the rest."""
     return results_for(job).filter(_in_flight(timezone.now())).count()
 
 
-def prelabel_progress(job: PrelabelJob) -> Progress:
-    now = timezone.now()
-    window_start = now - timedelta(seconds=60)
-    counts = results_for(job).aggregate(
+def job_results(job: PrelabelJob) -> QuerySet[LLMResult]:
+    """The results this job wrote: its campaign's, for its judge, settled since it was created."""
+    return results_for(job).exclude(status=LLMResultStatus.PENDING).filter(updated_at__gte=job.created_at)
+
+
+def job_settled(job: PrelabelJob) -> dict[str, Any]:
+    return job_results(job).aggregate(
         labelled=Count("pk", filter=Q(status=LLMResultStatus.LABELLED)),
         parse_errors=Count("pk", filter=Q(status=LLMResultStatus.PARSE_ERROR)),
-        errors=Count("pk", filter=Q(status=LLMResultStatus.ERROR)),
-        in_flight=Count("pk", filter=_in_flight(now)),
-        recent=Count("pk", filter=~Q(status=LLMResultStatus.PENDING) & Q(updated_at__gte=window_start)),
+        call_errors=Count("pk", filter=Q(status=LLMResultStatus.ERROR)),
         cost=Sum("cost"),
     )
-    errors = counts["errors"]
-    if job.retry_errors and job.status == PrelabelStatus.RUNNING:
-        # Errors from before this retry are still to do, not failures of this job.
-        errors -= results_for(job).filter(status=LLMResultStatus.ERROR, updated_at__lt=job.created_at).count()
-    rate = 0.0
-    if job.started_at and job.status == PrelabelStatus.RUNNING:
-        seconds = min(60.0, max(1.0, (now - job.started_at).total_seconds()))
-        rate = counts["recent"] * 60.0 / seconds
+
+
+def pairs_unsettled(job: PrelabelJob) -> int:
+    """Pairs of the job without a result yet: still to call, or in flight."""
+    return max(0, job.total - job_results(job).count())
+
+
+def prelabel_progress(job: PrelabelJob) -> Progress:
+    counts = job_settled(job)
+    in_flight, calls_last_minute = meter_read(job.pk)
     progress = Progress(
         total=job.total,
         labelled=counts["labelled"],
         parse_errors=counts["parse_errors"],
-        errors=errors,
-        in_flight=counts["in_flight"],
+        call_errors=counts["call_errors"],
+        in_flight=in_flight,
         cost=counts["cost"] or Decimal(0),
-        calls_per_minute=rate,
+        calls_per_minute=calls_last_minute,
         eta_seconds=None,
         status=job.status,
     )
-    if rate > 0 and progress.remaining:
-        return Progress(**{**progress.__dict__, "eta_seconds": progress.remaining * 60.0 / rate})
+    if job.status == PrelabelStatus.RUNNING and job.started_at and calls_last_minute and progress.remaining:
+        # The calls of the last minute, over the part of that minute the job has run: its pace now.
+        seconds = min(60.0, max(1.0, (timezone.now() - job.started_at).total_seconds()))
+        return replace(progress, eta_seconds=progress.remaining * seconds / calls_last_minute)
     return progress
+
+
+def pairs_to_call(
+    *, campaign: Campaign, judge: Judge, retry_errors: bool = False, prompt_version: str | None = None
+) -> list[int]:
+    """Pairs of the campaign without a result from this judge and prompt version (its current one by
+    default); with `retry_errors`, also those whose call failed or whose reply named no label."""
+    settled = [LLMResultStatus.LABELLED]
+    if not retry_errors:
+        settled += [LLMResultStatus.PARSE_ERROR, LLMResultStatus.ERROR]
+    finished = LLMResult.objects.filter(
+        judge=judge,
+        prompt_version=prompt_version or judge.llm.prompt_version,
+        status__in=settled,
+        pair_id=OuterRef("pair_id"),
+    )
+    return list(
+        CampaignPair.objects.filter(campaign=campaign)
+        .exclude(Exists(finished))
+        .order_by("pair_id")
+        .values_list("pair_id", flat=True)
+        .distinct()
+    )
+
+
+def retryable_errors(*, campaign: Campaign, judge: Judge) -> int:
+    return LLMResult.objects.filter(
+        judge=judge,
+        prompt_version=judge.llm.prompt_version,
+        status__in=(LLMResultStatus.PARSE_ERROR, LLMResultStatus.ERROR),
+        pair_id__in=CampaignPair.objects.filter(campaign=campaign).values("pair_id"),
+    ).count()
+
+
+def prelabel_estimate(*, campaign: Campaign, judge: Judge, retry_errors: bool = False) -> Estimate:
+    """The pairs a job would call now, their estimated tokens (each prompt's characters over
+    CHARS_PER_TOKEN, a reply at REPLY_TOKENS) and what they would cost live and through the Batch API."""
+    llm = judge.llm
+    pair_ids = pairs_to_call(campaign=campaign, judge=judge, retry_errors=retry_errors)
+    fixed = prompt_fixed_chars(llm.prompt_version) + len(CITATION_SEPARATOR)
+    prompt_chars = Value(fixed) + Length("text") + Length("passage__title") + Length("passage__text")
+    # Integer division per pair, as the calls estimate each prompt.
+    per_pair = ExpressionWrapper(prompt_chars / Value(CHARS_PER_TOKEN), output_field=IntegerField())
+    input_tokens = Pair.objects.filter(pk__in=pair_ids).aggregate(tokens=Sum(per_pair))["tokens"] or 0
+    output_tokens = REPLY_TOKENS * len(pair_ids)
+    return Estimate(
+        pairs=len(pair_ids),
+        retryable_errors=0 if retry_errors else retryable_errors(campaign=campaign, judge=judge),
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cost=cost_of(llm, input_tokens=input_tokens, output_tokens=output_tokens),
+        batch_cost=cost_of(llm, input_tokens=input_tokens, output_tokens=output_tokens, batch=True),
+        priced=is_priced(llm),
+    )
 
 
 def imported_label_count(*, campaign: Campaign, judge: Judge) -> int:

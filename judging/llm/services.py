@@ -3,7 +3,7 @@
 A result is keyed by (judge, prompt version, pair). A worker first *claims* the pairs of its chunk
 (inserting `pending` rows, or taking over stale ones), calls only for what it claimed, and writes each
 outcome under that claim. So a re-run, a duplicate delivery or a restarted worker never pays twice
-for a pair: finished rows are never claimed again (errors only when asked to retry them).
+for a pair: finished rows are never claimed again (call and parse errors only when asked to retry them).
 
 Starting, cancelling and resuming jobs is `jobs`; the work of a job (its chunks and their calls, or its
 batch) is `chunks` and `batch`; the Celery tasks that run that work are `tasks`.
@@ -22,14 +22,20 @@ from django.utils import timezone
 
 from judging.llm.calls import CallOutcome, CallRequest
 from judging.llm.models import LLMJudge, LLMResult, LLMResultStatus, PrelabelJob, PrelabelMode, PrelabelStatus, Provider
-from judging.llm.prompt import CURRENT_VERSION, PROMPTS, citation_text, messages_for
-from judging.llm.selectors import stale_after
+from judging.llm.pricing import cost_of
+from judging.llm.prompt import (
+    CURRENT_VERSION,
+    PROMPTS,
+    REPLY_TOKENS,
+    citation_text,
+    input_tokens_estimate,
+    messages_for,
+)
+from judging.llm.selectors import pairs_unsettled, stale_after
 from judging.models import Campaign, CampaignPair, Judge, JudgeKind, Judgment, Pair
 
-FINAL = (LLMResultStatus.LABELLED, LLMResultStatus.PARSE_ERROR)
 # A job still to run or running; done, failed and cancelled jobs have ended.
 JOB_OPEN = (PrelabelStatus.PENDING, PrelabelStatus.RUNNING)
-BATCH_PRICE_FACTOR = Decimal("0.5")
 
 
 class PrelabelError(ValueError):
@@ -125,31 +131,12 @@ def prelabel_job_refresh(*, job: PrelabelJob) -> PrelabelJob:
     job.refresh_from_db()
     if job.status != PrelabelStatus.RUNNING or job.mode != PrelabelMode.LIVE:
         return job
-    if not pairs_unfinished(job=job):
+    if not pairs_unsettled(job):
         PrelabelJob.objects.filter(pk=job.pk, status=PrelabelStatus.RUNNING).update(
             status=PrelabelStatus.DONE, finished_at=timezone.now()
         )
         job.refresh_from_db()
     return job
-
-
-def pairs_unfinished(*, job: PrelabelJob) -> int:
-    settled = LLMResult.objects.filter(
-        judge=job.judge,
-        prompt_version=job.prompt_version,
-        pair_id__in=CampaignPair.objects.filter(campaign=job.campaign).values("pair_id"),
-        status__in=(*FINAL, LLMResultStatus.ERROR),
-    ).count()
-    if job.retry_errors:
-        # Errors older than the job are still to be retried.
-        settled -= LLMResult.objects.filter(
-            judge=job.judge,
-            prompt_version=job.prompt_version,
-            pair_id__in=CampaignPair.objects.filter(campaign=job.campaign).values("pair_id"),
-            status=LLMResultStatus.ERROR,
-            updated_at__lt=job.created_at,
-        ).count()
-    return max(0, job.total - settled)
 
 
 # -- claims and results ---------------------------------------------------------------------------
@@ -183,7 +170,7 @@ def results_claim(
     # Pending rows nobody holds: released by a cancelled chunk, or held by a claim gone stale.
     claimable = Q(status=LLMResultStatus.PENDING) & (Q(claim__isnull=True) | Q(updated_at__lt=now - stale_after()))
     if retry_errors:
-        claimable |= Q(status=LLMResultStatus.ERROR)
+        claimable |= Q(status__in=(LLMResultStatus.ERROR, LLMResultStatus.PARSE_ERROR))
     mine = LLMResult.objects.filter(judge=judge, prompt_version=prompt_version, pair_id__in=pair_ids)
     mine.filter(claimable).exclude(claim=claim).update(status=LLMResultStatus.PENDING, claim=claim, updated_at=now)
     claimed = list(mine.filter(status=LLMResultStatus.PENDING, claim=claim).values_list("pair_id", flat=True))
@@ -213,15 +200,6 @@ def _results_insert_pending_postgresql(
     params: list[Any] = [judge.pk, prompt_version, LLMResultStatus.PENDING.value, claim, now, now, list(pair_ids)]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-
-
-def cost_of(llm: LLMJudge, *, input_tokens: int, output_tokens: int, batch: bool = False) -> Decimal:
-    cost = (
-        Decimal(input_tokens) * llm.price_input_per_million + Decimal(output_tokens) * llm.price_output_per_million
-    ) / Decimal(1_000_000)
-    if batch:
-        cost *= BATCH_PRICE_FACTOR
-    return cost.quantize(Decimal("0.000001"))
 
 
 @transaction.atomic
@@ -325,7 +303,7 @@ def call_requests(*, prompt_version: str, pair_ids: Sequence[int]) -> list[CallR
     requests = []
     for pair in Pair.objects.filter(pk__in=pair_ids).select_related("passage").order_by("pk"):
         messages = messages_for(version=prompt_version, statement=pair.text, citation=citation_text(pair.passage))
-        # About four characters a token, plus room for the short reply: what the TPM budget is charged.
-        estimated = sum(len(m["content"]) for m in messages) // 4 + 16
+        # What the TPM budget is charged: the prompt's estimated tokens and the reply's.
+        estimated = input_tokens_estimate(sum(len(m["content"]) for m in messages)) + REPLY_TOKENS
         requests.append(CallRequest(pair_id=pair.pk, messages=messages, estimated_tokens=estimated))
     return requests

@@ -9,6 +9,8 @@ from judging.llm import views
 urlpatterns: list[URLPattern | URLResolver] = [
     path("organize/llm-judges/", views.judges, name="llm_judges"),
     path("organize/campaigns/<int:campaign_id>/prelabel/", views.prelabel, name="llm_prelabel"),
+    path("organize/campaigns/<int:campaign_id>/prelabel/jobs/", views.prelabel_jobs, name="llm_prelabel_jobs"),
+    path("organize/llm-judges/<int:judge_id>/check/", views.judge_connection_check, name="llm_judge_check"),
     path("organize/campaigns/<int:campaign_id>/prelabel/start/", views.prelabel_start, name="llm_prelabel_start"),
     path("organize/campaigns/<int:campaign_id>/post-edit-judge/", views.post_edit_judge, name="llm_post_edit_judge"),
     path("organize/prelabel-jobs/<int:job_id>/progress/", views.job_progress, name="llm_job_progress"),

@@ -10,13 +10,24 @@ from django.contrib import messages
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from assess.auth import organizer_required
 from judging.llm import jobs, services
+from judging.llm.connection import ConnectionCheck, connection_check
 from judging.llm.models import PrelabelJob, PrelabelMode, Provider
 from judging.llm.prompt import CURRENT_VERSION, PROMPTS
-from judging.llm.selectors import campaign_jobs, campaigns_recent, imported_label_count, llm_judges, prelabel_progress
+from judging.llm.selectors import (
+    campaign_jobs,
+    campaigns_recent,
+    imported_label_count,
+    llm_judges,
+    prelabel_estimate,
+    prelabel_progress,
+)
+from judging.llm.services import JOB_OPEN
 from judging.models import Campaign, Judge, JudgeKind
 from judging.views import HtmxHttpRequest
 
@@ -69,10 +80,16 @@ def _judge_rows(campaign: Campaign) -> list[dict[str, Any]]:
                 "configured": configured,
                 "job": latest,
                 "progress": prelabel_progress(latest) if latest else None,
+                "estimate": prelabel_estimate(campaign=campaign, judge=judge) if configured else None,
                 "imported": 0 if configured else imported_label_count(campaign=campaign, judge=judge),
             }
         )
     return rows
+
+
+def _jobs_context(campaign: Campaign) -> dict[str, Any]:
+    recent = list(campaign_jobs(campaign)[:20])
+    return {"campaign": campaign, "jobs": recent, "jobs_open": any(job.status in JOB_OPEN for job in recent)}
 
 
 @organizer_required
@@ -82,10 +99,39 @@ def prelabel(request: HttpRequest, campaign_id: int) -> HttpResponse:
     context = {
         "campaign": campaign,
         "rows": _judge_rows(campaign),
-        "jobs": campaign_jobs(campaign)[:20],
         "modes": PrelabelMode.choices,
+        **_jobs_context(campaign),
     }
     return render(request, "llm/prelabel.html", context)
+
+
+@organizer_required
+@require_GET
+def prelabel_jobs(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The jobs table alone, which the page polls while a job is open."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    return render(request, "llm/prelabel.html#jobs-table", _jobs_context(campaign))
+
+
+@organizer_required
+@require_POST
+def judge_connection_check(request: HtmxHttpRequest, judge_id: int) -> HttpResponse:
+    """One real call to the judge; htmx swaps in the answer or the error, without JS it comes as a message."""
+    judge = get_object_or_404(Judge.objects.select_related("llm"), pk=judge_id, kind=JudgeKind.LLM)
+    try:
+        check = connection_check(services.llm_config(judge))
+    except services.PrelabelError as error:
+        check = ConnectionCheck(ok=False, error=str(error))
+    if request.htmx:
+        return render(request, "llm/prelabel.html#connection-check", {"judge": judge, "check": check})
+    if check.ok:
+        messages.success(request, f"{judge.name} answered in {check.latency_ms} ms: {check.answer!r}")
+    else:
+        messages.error(request, f"{judge.name} did not answer: {check.error}")
+    back = request.POST.get("next") or ""
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        back = ""
+    return redirect(back or "judging:llm_judges")
 
 
 @organizer_required
@@ -94,27 +140,53 @@ def prelabel_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     judge = get_object_or_404(Judge, pk=request.POST.get("judge") or 0, kind=JudgeKind.LLM)
     mode = request.POST.get("mode") or PrelabelMode.LIVE
+    retry_errors = request.POST.get("retry_errors") == "1"
     try:
-        job = jobs.prelabel_job_create(campaign=campaign, judge=judge, mode=mode, created_by=_user(request))
+        job = jobs.prelabel_job_create(
+            campaign=campaign, judge=judge, mode=mode, retry_errors=retry_errors, created_by=_user(request)
+        )
     except services.PrelabelError as error:
         messages.error(request, str(error))
     else:
-        messages.success(request, f"Pre-labelling started: job #{job.pk}, {job.total} pairs with {judge.name}.")
+        if job.total:
+            messages.success(
+                request, f"Pre-labelling started: job #{job.pk}, {job.total} pairs to call with {judge.name}."
+            )
+        else:
+            messages.info(
+                request,
+                "Nothing to call: "
+                + jobs.nothing_to_call_message(campaign=campaign, judge=judge, retry_errors=retry_errors),
+            )
     return redirect("judging:llm_prelabel", campaign_id=campaign.pk)
 
 
 @organizer_required
 @require_GET
-def job_progress(request: HttpRequest, job_id: int) -> HttpResponse:
+def job_progress(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
     return _progress_block(request, _job(job_id))
 
 
 def _job(job_id: int) -> PrelabelJob:
-    return get_object_or_404(PrelabelJob.objects.select_related("judge", "campaign"), pk=job_id)
+    return get_object_or_404(PrelabelJob.objects.select_related("judge__llm", "campaign"), pk=job_id)
 
 
-def _progress_block(request: HttpRequest, job: PrelabelJob) -> HttpResponse:
-    return render(request, "llm/prelabel.html#progress", {"job": job, "progress": prelabel_progress(job)})
+def _progress_block(request: HtmxHttpRequest, job: PrelabelJob) -> HttpResponse:
+    progress = prelabel_progress(job)
+    response = render(request, "llm/prelabel.html#progress", {"job": job, "progress": progress})
+    if request.htmx and progress.finished:
+        # The judge's estimate and start buttons come back with the job's end, swapped in out of band.
+        context = {
+            "campaign": job.campaign,
+            "judge": job.judge,
+            "job": job,
+            "progress": progress,
+            "estimate": prelabel_estimate(campaign=job.campaign, judge=job.judge),
+            "modes": PrelabelMode.choices,
+            "oob": True,
+        }
+        response.content += render_to_string("llm/prelabel.html#actions", context, request=request).encode()
+    return response
 
 
 @organizer_required

@@ -86,7 +86,7 @@ class Command(BaseCommand):
             while True:
                 job.refresh_from_db()
                 progress = prelabel_progress(job)
-                bar.n = progress.done + progress.errors
+                bar.n = progress.done
                 bar.set_postfix(
                     errors=progress.errors, per_min=f"{progress.calls_per_minute:.0f}", cost=f"{progress.cost:.4f}"
                 )
