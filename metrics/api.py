@@ -8,8 +8,10 @@ The export format parameter is `fmt` (DRF keeps `format` for content negotiation
 from __future__ import annotations
 
 import io
+from dataclasses import asdict
 from typing import Any
 
+from django.core.paginator import Paginator
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -20,11 +22,12 @@ from rest_framework.views import APIView
 
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.qrels import QRELS_LEVEL_HELP, QrelsLevel
-from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_get
+from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_describe, label_set_get
 from judging.scope import EVERY_CITATION, Scope, scope_for
 from metrics.exports import scores_csv, topic_scores_csv
-from metrics.reports import agreement_report, scores_report, topic_scores_report
-from metrics.selectors import support_stats
+from metrics.reports import agreement_report, depth_unit, scores_report, topic_scores_report
+from metrics.scores import LABELS
+from metrics.selectors import DRILL_DOWN_PAGE, disagreement_groups, disagreements_load, support_stats
 
 
 class LabelSetField(serializers.CharField):
@@ -62,6 +65,20 @@ class AgreementInputSerializer(ScopeInputSerializer):
     b = LabelSetField()
     resamples = serializers.IntegerField(required=False, min_value=0, max_value=10000, default=1000)
     seed = serializers.IntegerField(required=False, default=20241025)
+
+
+class DisagreementsInputSerializer(ScopeInputSerializer):
+    a = LabelSetField()
+    b = LabelSetField()
+    topic = serializers.CharField(required=False, allow_blank=True, help_text="one topic id (default every topic)")
+    label_a = serializers.ChoiceField(choices=list(LABELS), required=False, help_text="a confusion cell: A's label")
+    label_b = serializers.ChoiceField(choices=list(LABELS), required=False, help_text="and B's label")
+    page = serializers.IntegerField(required=False, min_value=1, default=1)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("label_a" in attrs) != ("label_b" in attrs):
+            raise serializers.ValidationError("label_a and label_b: both or neither")
+        return attrs
 
 
 class ExportInputSerializer(ScopeInputSerializer):
@@ -154,6 +171,45 @@ class AgreementApi(APIView):
         except ValueError as exc:
             return _bad_request(exc)
         return Response(report)
+
+
+class DisagreementsApi(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(parameters=[DisagreementsInputSerializer], responses={200: dict})
+    def get(self, request: Request) -> Response:
+        """The drill-down: the citations two label sets label differently (or those of one confusion cell),
+        as cards of one pair and one pair of labels each, 25 a page; both counts name their unit."""
+        data = _query(request, DisagreementsInputSerializer)
+        try:
+            scope = _scope(data)
+            found = disagreement_groups(
+                a=data["a"],
+                b=data["b"],
+                scope=scope,
+                topic_id=data.get("topic") or None,
+                label_a=data.get("label_a"),
+                label_b=data.get("label_b"),
+            )
+        except ValueError as exc:
+            return _bad_request(exc)
+        page = Paginator(found.groups, DRILL_DOWN_PAGE).get_page(data["page"])
+        unit = depth_unit(scope.depth)
+        return Response(
+            {
+                "label_set_a": label_set_describe(data["a"]),
+                "label_set_b": label_set_describe(data["b"]),
+                "cell": [data["label_a"], data["label_b"]] if "label_a" in data else None,
+                "citations": found.citations,
+                "citations_unit": unit,
+                "pairs": page.paginator.count,
+                "pairs_unit": "pairs, once per pair of labels (a citation with no stored pair is its own)",
+                "matrix": {"labels": list(LABELS), "rows": "A", "columns": "B", "counts": found.matrix, "unit": unit},
+                "page": page.number,
+                "pages": page.paginator.num_pages,
+                "rows": [asdict(r) for r in disagreements_load(list(page.object_list))],
+            }
+        )
 
 
 class JudgmentsExportApi(APIView):

@@ -310,3 +310,28 @@ def citation_topics(material: Material) -> np.ndarray:
     """Each citation's topic, as an index into `material.topic_names`."""
     answer_topic = material.answer_columns[1]
     return answer_topic[material.citation_answer_position] if len(answer_topic) else np.zeros(0, dtype=np.int64)
+
+
+def labelled_topics(material: Material, labels: CitationLabels) -> list[str]:
+    """The topics in which the set gives at least one citation in scope a label: what every page, report and
+    export means by a label set's "topics" (not judged and ties do not count)."""
+    topics = np.unique(citation_topics(material)[labels.labelled])
+    return [material.topic_names[int(t)] for t in topics]
+
+
+def material_summary(material: Material, unit: str) -> dict[str, Any]:
+    """What a page's scope holds, for the line that names it."""
+    return {
+        "topics": len(material.topics),
+        "runs": len(material.runs),
+        "citations": len(material.citation_id),
+        "unit": unit,
+    }
+
+
+def citation_cards(material: Material, labels_a: CitationLabels, labels_b: CitationLabels) -> np.ndarray:
+    """Each citation's card in a drill-down of two sets: (topic, stored pair or minus the citation's id when
+    none is stored, A's code, B's code). Citations with equal rows are one card: a pair judged in several
+    runs is shown once per pair of labels it gets."""
+    group = np.where(material.citation_pair > 0, material.citation_pair, -material.citation_id)
+    return np.stack([citation_topics(material), group, labels_a.codes, labels_b.codes], axis=1).astype(np.int64)

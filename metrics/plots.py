@@ -17,9 +17,17 @@ def _num(value: float | None, digits: int = 3) -> str:
 
 
 def heatmap(
-    matrix: Sequence[Sequence[int]], percent: Sequence[Sequence[float]], labels: Sequence[str], *, a: str, b: str
+    matrix: Sequence[Sequence[int]],
+    percent: Sequence[Sequence[float]],
+    labels: Sequence[str],
+    *,
+    a: str,
+    b: str,
+    links: Sequence[Sequence[str]] | None = None,
+    unit: str = "citations",
 ) -> SafeString:
-    """A 3x3 heat map: rows are judge a's labels, columns judge b's; darker is more of all pairs."""
+    """A 3x3 heat map: rows are judge a's labels, columns judge b's; darker is more of all `unit`. With
+    `links`, each cell opens its link (the drill-down of that cell)."""
     cell, left, top = 86, 96, 58
     size = len(labels)
     width, height = left + cell * size + 12, top + cell * size + 12
@@ -43,14 +51,18 @@ def heatmap(
             share = percent[i][j] / peak
             fill = f"rgba(31, 95, 191, {0.08 + 0.85 * share:.3f})"
             ink = "#fff" if share > 0.55 else "#1d232b"
-            parts.append(
+            body = (
                 f'<g class="cell"><rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" fill="{fill}">'
-                f"<title>{escape(a)} {escape(label)}, {escape(b)} {escape(labels[j])}: {matrix[i][j]}</title></rect>"
+                f"<title>{escape(a)} {escape(label)}, {escape(b)} {escape(labels[j])}: {matrix[i][j]} "
+                f"{escape(unit)}</title></rect>"
                 f'<text x="{x + cell / 2}" y="{y + cell / 2 - 2}" text-anchor="middle" fill="{ink}" '
                 f'font-weight="600">{matrix[i][j]}</text>'
                 f'<text x="{x + cell / 2}" y="{y + cell / 2 + 16}" text-anchor="middle" fill="{ink}" '
                 f'font-size="12">{percent[i][j]:.1f}%</text></g>'
             )
+            if links is not None:
+                body = f'<a href="{escape(links[i][j])}" class="cell-link" data-cell="{label}-{labels[j]}">{body}</a>'
+            parts.append(body)
     parts.append("</svg>")
     return mark_safe("".join(parts))
 

@@ -15,7 +15,17 @@ from judging.labels import CitationLabels, LabelSet, label_set_describe
 from judging.scope import Scope
 from metrics import agreement as agreement_fns
 from metrics import bootstrap
-from metrics.material import Material, answer_support, cached, citation_topics, labels_get, material_get
+from metrics.material import (
+    Material,
+    answer_support,
+    cached,
+    citation_cards,
+    citation_topics,
+    labelled_topics,
+    labels_get,
+    material_get,
+    material_summary,
+)
 from metrics.scores import AnswerScore, AnswerSupport, TopicMatrix, run_scores
 
 SCORE_COLUMNS = (
@@ -100,11 +110,6 @@ def _support(label_set: LabelSet, material: Material) -> tuple[CitationLabels, A
     return labels, answer_support(material, labels)
 
 
-def _judged_topics(material: Material, support: AnswerSupport) -> list[str]:
-    topics = np.unique(material.answer_columns[1][support.judged > 0])
-    return [material.topic_names[int(t)] for t in topics]
-
-
 def _matrix(support: AnswerSupport, material: Material, topics: list[str]) -> TopicMatrix:
     """Runs (all in scope, sorted) x the given topics; 0 where a run did not answer."""
     answer_run, answer_topic, _ = material.answer_columns
@@ -156,8 +161,8 @@ def scores_report(
 
 def _scores_report(label_set: LabelSet, scope: Scope, resamples: int, seed: int) -> ScoresReport:
     material = material_get(scope)
-    _, support = _support(label_set, material)
-    topics = _judged_topics(material, support)
+    labels, support = _support(label_set, material)
+    topics = labelled_topics(material, labels)
     matrix = _matrix(support, material, topics)
     runs = run_scores(matrix, judge=label_set.spec, run_info=material.runs)
     index = {r: i for i, r in enumerate(matrix.runs)}
@@ -198,7 +203,7 @@ def _agreement_report(a: LabelSet, b: LabelSet, scope: Scope, resamples: int, se
     labels = agreement_fns.label_agreement(labels_a.codes[both], labels_b.codes[both], seed=seed)
     unit = depth_unit(scope.depth)
     # τ compares the two judges on the same footing: the topics both judged.
-    topics = sorted(set(_judged_topics(material, support_a)) & set(_judged_topics(material, support_b)))
+    topics = sorted(set(labelled_topics(material, labels_a)) & set(labelled_topics(material, labels_b)))
     matrix_a, matrix_b = _matrix(support_a, material, topics), _matrix(support_b, material, topics)
     run_points = _run_points(matrix_a, matrix_b)
     tau, tau_ci = _taus(matrix_a, matrix_b, run_points, resamples=resamples, seed=seed)
@@ -225,6 +230,14 @@ def _agreement_report(a: LabelSet, b: LabelSet, scope: Scope, resamples: int, se
         "runs": run_points,
         "topic_means": _topic_points(material, matrix_a, matrix_b),
         "per_topic": _per_topic(material, labels_a, labels_b, both),
+        "labels_unit": f"{unit} both labelled",
+        "self_consistency_unit": "pairs the set labelled on several citations (runs) in scope",
+        "per_topic_units": {
+            "both": f"{unit} both labelled",
+            "disagree": f"{unit} labelled differently",
+            "disagree_pairs": "pairs labelled differently (a pair once per pair of labels)",
+        },
+        "scope": material_summary(material, unit),
         "self_consistency": {
             a.spec: _self_consistency(labels_a).as_dict(),
             b.spec: _self_consistency(labels_b).as_dict(),
@@ -235,14 +248,21 @@ def _agreement_report(a: LabelSet, b: LabelSet, scope: Scope, resamples: int, se
 def _per_topic(
     material: Material, labels_a: CitationLabels, labels_b: CitationLabels, both: np.ndarray
 ) -> dict[str, dict[str, int]]:
-    """Per topic with citations both sets labelled: how many, and on how many they differ."""
+    """Per topic with citations both sets labelled: how many, on how many they differ, and how many cards
+    the drill-down shows for those (`citation_cards`)."""
     topic_names = material.topic_names
     citation_topic = citation_topics(material)
     both_per_topic = np.bincount(citation_topic[both], minlength=len(topic_names))
     differ = both & (labels_a.codes != labels_b.codes)
     differ_per_topic = np.bincount(citation_topic[differ], minlength=len(topic_names))
+    cards = np.unique(citation_cards(material, labels_a, labels_b)[differ], axis=0)
+    groups_per_topic = np.bincount(cards[:, 0], minlength=len(topic_names))
     return {
-        t: {"both": int(both_per_topic[i]), "disagree": int(differ_per_topic[i])}
+        t: {
+            "both": int(both_per_topic[i]),
+            "disagree": int(differ_per_topic[i]),
+            "disagree_pairs": int(groups_per_topic[i]),
+        }
         for i, t in enumerate(topic_names)  # in topic order: topic_names is sorted
         if both_per_topic[i]
     }
@@ -393,8 +413,8 @@ def topic_scores_report(*, label_set: LabelSet, scope: Scope) -> TopicScoresRepo
 
 def _topic_scores_report(label_set: LabelSet, scope: Scope) -> TopicScoresReport:
     material = material_get(scope)
-    _, support = _support(label_set, material)
-    topics = _judged_topics(material, support)
+    labels, support = _support(label_set, material)
+    topics = labelled_topics(material, labels)
     matrix = _matrix(support, material, topics)
     # The judged counts go through the same placement as the scores (0 where the run did not answer).
     judged = _matrix(replace(support, precision=support.judged.astype(float)), material, topics).precision

@@ -13,10 +13,19 @@ from typing import Any
 import numpy as np
 
 from assess.models import Citation
-from judging.labels import LabelSet, label_sets_available, labels_as_dict
+from judging.labels import LabelSet, label_sets_available
 from judging.models import Campaign, Judge
 from judging.scope import Scope
-from metrics.material import cached, citation_topics, labels_get, material_get
+from metrics.material import (
+    cached,
+    citation_cards,
+    citation_topics,
+    labelled_topics,
+    labels_get,
+    material_get,
+    material_summary,
+)
+from metrics.reports import depth_unit
 from metrics.scores import LABELS
 
 
@@ -28,9 +37,10 @@ def judge_names() -> list[tuple[str, str]]:
 
 
 def support_stats(scope: Scope) -> list[dict[str, Any]]:
-    """Per label set (the paper's Table 3): the topics it labelled; `judged`, the citations in scope it gives a
-    label (exactly the labels its scores use); those it recorded as not judged; ties left out; the other
-    citations of its topics it did not label; distinct pairs; FS / PS / NS counts."""
+    """Per label set (the paper's Table 3), counted in the citations of the scope at its depth: the topics
+    it labelled (`labelled_topics`, as the scores count them); `judged`, the citations it gives a label
+    (exactly the labels its scores use); those it recorded as not judged; ties left out; the other
+    citations in scope (the four add up to the scope's citations); distinct pairs; FS / PS / NS counts."""
     return cached(f"stats:{scope.key}", lambda: _support_stats(scope))  # type: ignore[no-any-return]
 
 
@@ -44,8 +54,8 @@ def _distinct_count(values: np.ndarray) -> int:
 
 def _support_stats(scope: Scope) -> list[dict[str, Any]]:
     material = material_get(scope)
-    topic_of = citation_topics(material)
     campaign = Campaign.objects.filter(name=scope.campaign).first() if scope.campaign else None
+    unit = depth_unit(scope.depth)
     rows = []
     for label_set in label_sets_available(campaign=campaign):
         labels = labels_get(label_set, material)
@@ -53,8 +63,6 @@ def _support_stats(scope: Scope) -> list[dict[str, Any]]:
         touched = labelled | labels.not_judged | labels.tied
         if not touched.any():
             continue
-        topics = np.unique(topic_of[touched])
-        in_topics = np.isin(topic_of, topics)
         counts = np.bincount(labels.codes[labelled], minlength=3)
         pairs = labels.pair_ids[labelled]
         rows.append(
@@ -64,11 +72,12 @@ def _support_stats(scope: Scope) -> list[dict[str, Any]]:
                 "judge": label_set.name,
                 "kind": label_set.judge_kind,
                 "condition": label_set.condition,
-                "topics": len(topics),
+                "unit": unit,
+                "topics": len(labelled_topics(material, labels)),
                 "judged": int(labelled.sum()),
                 "not_judged": int(labels.not_judged.sum()),
                 "ties": int(labels.tied.sum()),
-                "unlabelled": int((in_topics & ~touched).sum()),
+                "unlabelled": int((~touched).sum()),
                 # A citation with no stored pair (imported, outside any campaign) is a pair of its own.
                 "distinct_pairs": _distinct_count(pairs[pairs > 0]) + int((pairs == 0).sum()),
                 **{label: int(counts[code]) for code, label in enumerate(LABELS)},
@@ -77,11 +86,45 @@ def _support_stats(scope: Scope) -> list[dict[str, Any]]:
     return rows
 
 
+def topics_labelled_by(scope: Scope, label_sets: list[LabelSet]) -> list[str]:
+    """The topics in scope in which any of the sets labels a citation: those the dashboard's figures are over."""
+    material = material_get(scope)
+    return sorted({t for s in label_sets for t in labelled_topics(material, labels_get(s, material))})
+
+
+def scope_summary(scope: Scope) -> dict[str, Any]:
+    """How many topics, runs and citations (at the depth) the scope holds."""
+    return material_summary(material_get(scope), depth_unit(scope.depth))
+
+
 # --- drill-down ---------------------------------------------------------------------------------------
+
+DRILL_DOWN_PAGE = 25  # cards per page, on the page and in the API
+
+
+@dataclass(frozen=True)
+class DisagreementGroup:
+    """One card of the drill-down: the citations of one stored pair (or one citation with no stored pair)
+    to which the two sets give the same two labels."""
+
+    topic_id: str
+    label_a: str
+    label_b: str
+    citation_ids: tuple[int, ...]  # in (run, sentence, slot) order
+    direct_a: bool  # every label of A here was judged on the citation itself (not taken from its pair)
+    direct_b: bool
+
+
+@dataclass(frozen=True)
+class DisagreementList:
+    groups: list[DisagreementGroup]
+    citations: int  # citations in the groups
+    matrix: list[list[int]]  # citations both labelled, rows A's label, columns B's, in LABELS order
 
 
 @dataclass(frozen=True)
 class Disagreement:
+    topic_id: str
     run_id: str
     sentence_index: int
     sentence: str
@@ -90,41 +133,88 @@ class Disagreement:
     passage_text: str
     label_a: str
     label_b: str
-    runs: tuple[str, ...]  # every run in which this same pair disagrees
+    direct_a: bool
+    direct_b: bool
+    runs: tuple[str, ...]  # every run in which this same pair has these two labels
 
 
-def disagreements(*, a: LabelSet, b: LabelSet, scope: Scope, topic_id: str) -> list[Disagreement]:
-    """The citations of one topic on which the two label sets differ, grouped by stored pair (a citation
-    with no stored pair is its own group), with sentence and passage."""
-    topic_scope = scope.narrowed(topic_ids=[topic_id])
-    material = material_get(topic_scope)
-    labels_a = labels_as_dict(labels_get(a, material), material.citation_id)
-    labels_b = labels_as_dict(labels_get(b, material), material.citation_id)
-    pair_of = dict(zip(material.citation_id.tolist(), material.citation_pair.tolist(), strict=True))
-    differ = [c for c in labels_a if c in labels_b and labels_a[c][0] != labels_b[c][0]]
-    grouped: dict[tuple[Any, str, str], list[Citation]] = {}
-    for citation in (
-        Citation.objects.filter(pk__in=differ)
-        .select_related("sentence__answer__run", "passage")
-        .order_by("sentence__answer__run__run_id", "sentence__index", "slot")
-    ):
-        pair = pair_of.get(citation.pk) or f"citation {citation.pk}"
-        key = (pair, labels_a[citation.pk][0], labels_b[citation.pk][0])
-        grouped.setdefault(key, []).append(citation)
+def disagreement_groups(
+    *,
+    a: LabelSet,
+    b: LabelSet,
+    scope: Scope,
+    topic_id: str | None = None,
+    label_a: str | None = None,
+    label_b: str | None = None,
+) -> DisagreementList:
+    """The citations in scope (of one topic, when given) both sets label, in one confusion cell when both
+    labels are given, else wherever they differ, grouped into cards; no row is read but the material's."""
+    material = material_get(scope.narrowed(topic_ids=[topic_id]) if topic_id else scope)
+    labels_a, labels_b = labels_get(a, material), labels_get(b, material)
+    both = labels_a.labelled & labels_b.labelled
+    matrix = np.zeros((len(LABELS), len(LABELS)), dtype=np.int64)
+    np.add.at(matrix, (labels_a.codes[both], labels_b.codes[both]), 1)
+    if label_a and label_b:
+        chosen = both & (labels_a.codes == LABELS.index(label_a)) & (labels_b.codes == LABELS.index(label_b))
+    else:
+        chosen = both & (labels_a.codes != labels_b.codes)
+    topic_of = citation_topics(material)
+    cards = citation_cards(material, labels_a, labels_b)
+    grouped: dict[tuple[int, ...], list[int]] = {}
+    positions = np.flatnonzero(chosen).tolist()
+
+    def order(k: int) -> tuple[str, str, int, int]:
+        _, run_id, _ = material.answers[int(material.citation_answer[k])]
+        topic = material.topic_names[int(topic_of[k])]
+        return topic, run_id, int(material.citation_sentence_index[k]), int(material.citation_slot[k])
+
+    for k in sorted(positions, key=order):
+        grouped.setdefault(tuple(cards[k].tolist()), []).append(k)
+    groups = [
+        DisagreementGroup(
+            topic_id=material.topic_names[topic],
+            label_a=LABELS[code_a],
+            label_b=LABELS[code_b],
+            citation_ids=tuple(int(material.citation_id[k]) for k in members),
+            direct_a=bool(labels_a.direct[members].all()),
+            direct_b=bool(labels_b.direct[members].all()),
+        )
+        for (topic, _pair, code_a, code_b), members in grouped.items()
+    ]
+    return DisagreementList(groups=groups, citations=len(positions), matrix=matrix.tolist())
+
+
+def disagreements_load(groups: list[DisagreementGroup]) -> list[Disagreement]:
+    """The cards' sentences and passages, in one query."""
+    wanted = [c for g in groups for c in g.citation_ids]
+    citations = {
+        c.pk: c for c in Citation.objects.filter(pk__in=wanted).select_related("sentence__answer__run", "passage")
+    }
     result = []
-    for (_pair, label_a, label_b), cites in grouped.items():
+    for group in groups:
+        cites = [citations[c] for c in group.citation_ids if c in citations]
+        if not cites:
+            continue
         first = cites[0]
         result.append(
             Disagreement(
+                topic_id=group.topic_id,
                 run_id=first.sentence.answer.run.run_id,
                 sentence_index=first.sentence.index,
                 sentence=first.sentence.text,
                 passage_id=first.passage.passage_id,
                 passage_title=first.passage.title,
                 passage_text=first.passage.text,
-                label_a=label_a,
-                label_b=label_b,
+                label_a=group.label_a,
+                label_b=group.label_b,
+                direct_a=group.direct_a,
+                direct_b=group.direct_b,
                 runs=tuple(c.sentence.answer.run.run_id for c in cites),
             )
         )
     return result
+
+
+def disagreements(*, a: LabelSet, b: LabelSet, scope: Scope, topic_id: str) -> list[Disagreement]:
+    """Every card of one topic where the two sets differ, with sentence and passage."""
+    return disagreements_load(disagreement_groups(a=a, b=b, scope=scope, topic_id=topic_id).groups)

@@ -9,6 +9,7 @@ app_name = "metrics"
 urlpatterns: list[URLPattern | URLResolver] = [
     path("metrics/", views.dashboard, name="dashboard"),
     path("metrics/topics/<str:topic_id>/", views.topic, name="topic"),
+    path("metrics/disagreements/", views.disagreements, name="disagreements"),
     path("metrics/export/judgments/<str:fmt>/", views.export_judgments, name="export-judgments"),
     path("metrics/export/scores.csv", views.export_scores, name="export-scores"),
     path("metrics/export/topic-scores.csv", views.export_topic_scores, name="export-topic-scores"),

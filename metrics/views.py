@@ -8,6 +8,7 @@ import io
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -18,14 +19,22 @@ from assess.auth import organizer_required
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.forms import JudgmentUploadForm
 from judging.exchange.qrels import QrelsLevel
-from judging.labels import LabelSet, LabelSetKind, label_set_get, label_sets_available
+from judging.labels import LabelSet, LabelSetKind, label_set_describe, label_set_get, label_sets_available
 from judging.models import Campaign, Condition, JudgeKind
 from judging.scope import EVERY_CITATION, Scope, scope_for
 from metrics import plots
 from metrics.exports import agreement_json, scores_csv, topic_scores_csv
 from metrics.forms import MetricsFilterForm
-from metrics.reports import ScoreRow, agreement_report, scores_report, topic_scores_report
-from metrics.selectors import disagreements, support_stats
+from metrics.reports import ScoreRow, agreement_report, depth_unit, scores_report, topic_scores_report
+from metrics.scores import LABELS
+from metrics.selectors import (
+    DRILL_DOWN_PAGE,
+    disagreement_groups,
+    disagreements_load,
+    scope_summary,
+    support_stats,
+    topics_labelled_by,
+)
 
 SORTABLE = {
     "run_id": lambda r: r["run_id"],
@@ -146,6 +155,19 @@ def _cells(r: ScoreRow) -> dict[str, str]:
     }
 
 
+def _table_3(scope: Scope, set_a: LabelSet, set_b: LabelSet) -> dict[str, Any]:
+    """Table 3 over the topics A or B labels: the scores and agreement are over those, and a loaded topic
+    neither judged would only add its citations to every set's "not labelled"."""
+    topics = topics_labelled_by(scope, [set_a, set_b])
+    whole = scope_summary(scope)
+    table_scope = scope.narrowed(topic_ids=topics) if topics and len(topics) < whole["topics"] else scope
+    return {
+        "stats": support_stats(table_scope),
+        "table_scope": scope_summary(table_scope) if table_scope is not scope else whole,
+        "scope_summary": whole,
+    }
+
+
 @require_GET
 @organizer_required
 def dashboard(request: HttpRequest) -> HttpResponse:
@@ -179,10 +201,24 @@ def dashboard(request: HttpRequest) -> HttpResponse:
                 key: "?" + choice.query(sort=key, dir="asc" if sort == key and descending else "desc")
                 for key in SORTABLE
             },
-            "stats": support_stats(scope),
+            **_table_3(scope, set_a, set_b),
             "agreement": agreement,
             "labels": labels,
-            "heatmap": plots.heatmap(labels["matrix"], labels["matrix_percent"], labels["labels"], a=name_a, b=name_b),
+            "heatmap": plots.heatmap(
+                labels["matrix"],
+                labels["matrix_percent"],
+                labels["labels"],
+                a=name_a,
+                b=name_b,
+                unit=agreement["unit"],
+                links=[
+                    [
+                        reverse("metrics:disagreements") + "?" + choice.query(label_a=la, label_b=lb)
+                        for lb in labels["labels"]
+                    ]
+                    for la in labels["labels"]
+                ],
+            ),
             **{
                 f"scatter_{measure}": plots.scatter(
                     title=f"Weighted {measure}",
@@ -212,26 +248,75 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 @require_GET
 @organizer_required
 def topic(request: HttpRequest, topic_id: str) -> HttpResponse:
+    return _drill_down(request, topic_id=topic_id)
+
+
+@require_GET
+@organizer_required
+def disagreements(request: HttpRequest) -> HttpResponse:
+    """The drill-down over every topic in scope (a confusion cell of the dashboard links here)."""
+    return _drill_down(request, topic_id=request.GET.get("topic") or None)
+
+
+def _cell(request: HttpRequest) -> tuple[str, str]:
+    """The confusion cell asked for (A's label, B's label), or ('', '') for every disagreement."""
+    label_a, label_b = request.GET.get("label_a", ""), request.GET.get("label_b", "")
+    if not label_a and not label_b:
+        return "", ""
+    if label_a not in LABELS or label_b not in LABELS:
+        raise ValueError(f"label_a and label_b: both one of {', '.join(LABELS)}")
+    return label_a, label_b
+
+
+def _drill_down(request: HttpRequest, *, topic_id: str | None) -> HttpResponse:
     choice, form = _choice(request)
+    context: dict[str, Any] = {"topic_id": topic_id, "choice": choice}
     try:
         if _problem(form):
             raise ValueError(_problem(form))
+        cell = _cell(request)
         set_a, set_b = choice.sets()
-        rows = disagreements(a=set_a, b=set_b, scope=choice.scope(), topic_id=topic_id)
+        scope = choice.scope()
+        found = disagreement_groups(a=set_a, b=set_b, scope=scope, topic_id=topic_id, label_a=cell[0], label_b=cell[1])
     except ValueError as exc:
-        return render(request, "metrics/topic.html", {"problem": str(exc), "topic_id": topic_id}, status=400)
-    return render(
-        request,
-        "metrics/topic.html",
+        return render(request, "metrics/topic.html", {**context, "problem": str(exc)}, status=400)
+    page = Paginator(found.groups, DRILL_DOWN_PAGE).get_page(request.GET.get("page"))
+    here = reverse("metrics:topic", args=[topic_id]) if topic_id else reverse("metrics:disagreements")
+
+    def link(**extra: Any) -> str:
+        return here + "?" + choice.query(label_a=cell[0], label_b=cell[1], **extra)
+
+    context.update(
         {
-            "topic_id": topic_id,
-            "rows": rows,
-            "choice": choice,
-            "set_a": set_a,
-            "set_b": set_b,
+            "set_a": label_set_describe(set_a),
+            "set_b": label_set_describe(set_b),
+            "unit": depth_unit(scope.depth),
+            "cell": cell,
+            "found": found,
+            "page": page,
+            "rows": disagreements_load(list(page.object_list)),
+            "cells": [
+                {
+                    "label_a": label_a,
+                    "cells": [
+                        {
+                            "label_b": label_b,
+                            "count": found.matrix[i][j],
+                            "link": here + "?" + choice.query(label_a=label_a, label_b=label_b),
+                            "current": cell == (label_a, label_b),
+                        }
+                        for j, label_b in enumerate(LABELS)
+                    ],
+                }
+                for i, label_a in enumerate(LABELS)
+            ],
+            "every_link": here + "?" + choice.query(),
+            "previous_link": link(page=page.previous_page_number()) if page.has_previous() else "",
+            "next_link": link(page=page.next_page_number()) if page.has_next() else "",
             "back": reverse("metrics:dashboard") + "?" + choice.query(),
-        },
+        }
     )
+    return render(request, "metrics/topic.html", context)
 
 
 @require_GET
