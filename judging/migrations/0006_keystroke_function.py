@@ -6,7 +6,7 @@ reads it: one round trip and one statement for the server instead of about ten. 
 and otherwise returns, storing nothing, an `outcome` that names why (the caller then hands the request to Django's
 view, which does the full work): a user whose password or activity changed since the session was checked, another
 person's assignment, an adjudication assignment, a pair outside the pool, a user without a judge, a post-edit
-assignment without an LLM judge, a repeated token. `tests/test_keystroke.py` holds it to the Python path."""
+assignment without an LLM judge, a repeated token. Dropped by 0009: the keystroke is served by Django alone."""
 
 from django.db import migrations
 
