@@ -486,46 +486,6 @@ def judged_state(*, assignment: Assignment, pair_id: int) -> QueueState | None:
     return _state(assignment, card)
 
 
-@dataclass(frozen=True)
-class JudgedPair:
-    pair_id: int
-    label: str  # the assignment's newest judgment of the pair ("" = cannot judge)
-    flagged: bool
-    judged_at: datetime
-    times: int  # how many judgments the assignment made of the pair
-    passage_id: str
-    sentence: str
-
-    @property
-    def label_name(self) -> str:
-        return LABEL_NAMES.get(self.label, "Cannot judge")
-
-
-def judged_pairs(*, assignment: Assignment) -> list[JudgedPair]:
-    """The pairs this assignment has judged, newest first, each with its newest judgment: the assessor's own
-    list to jump back to (never anyone else's labels)."""
-    rows = (
-        Judgment.objects.filter(assignment_id=assignment.pk)
-        .select_related("pair__passage", "citation__sentence")
-        .order_by("-pk")
-    )
-    out: dict[int, JudgedPair] = {}
-    times: dict[int, int] = {}
-    for j in rows:
-        times[j.pair_id] = times.get(j.pair_id, 0) + 1
-        if j.pair_id not in out:
-            out[j.pair_id] = JudgedPair(
-                pair_id=j.pair_id,
-                label=j.label,
-                flagged=j.flagged,
-                judged_at=j.created_at,
-                times=0,
-                passage_id=j.pair.passage.passage_id,
-                sentence=j.citation.sentence.text if j.citation is not None else "",
-            )
-    return [JudgedPair(**{**p.__dict__, "times": times[p.pair_id]}) for p in out.values()]
-
-
 def _state(assignment: Assignment, card: PairCard | None) -> QueueState:
     # The topic's and the overall progress from one read of the cache.
     progress = _assessor_progress(assignment)

@@ -9,6 +9,7 @@ import functools
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -21,7 +22,7 @@ from django.db.models.functions import Coalesce, TruncHour
 from assess.models import Run, Topic
 from assess.sql import columns, fields_of, from_row
 from judging.models import Assignment, Campaign, Judgment
-from judging.queue import assignments_with_progress
+from judging.queue import LABEL_NAMES, assignments_with_progress
 
 
 def assessor_assignments(*, user: AbstractBaseUser) -> QuerySet[Assignment]:
@@ -64,6 +65,46 @@ def _assignment_sql() -> str:
         f"SELECT {', '.join(cols)} FROM judging_assignment a JOIN judging_campaign c ON c.id = a.campaign_id"
         " JOIN assess_topic t ON t.id = a.topic_id WHERE a.id = %s AND a.assessor_id = %s"
     )
+
+
+@dataclass(frozen=True)
+class JudgedPair:
+    pair_id: int
+    label: str  # the assignment's newest judgment of the pair ("" = cannot judge)
+    flagged: bool
+    judged_at: datetime
+    times: int  # how many judgments the assignment made of the pair
+    passage_id: str
+    sentence: str
+
+    @property
+    def label_name(self) -> str:
+        return LABEL_NAMES.get(self.label, "Cannot judge")
+
+
+def judged_pairs(*, assignment: Assignment) -> list[JudgedPair]:
+    """The pairs this assignment has judged, newest first, each with its newest judgment: the assessor's own
+    list to jump back to (never anyone else's labels)."""
+    rows = (
+        Judgment.objects.filter(assignment_id=assignment.pk)
+        .select_related("pair__passage", "citation__sentence")
+        .order_by("-pk")
+    )
+    out: dict[int, JudgedPair] = {}
+    times: dict[int, int] = {}
+    for j in rows:
+        times[j.pair_id] = times.get(j.pair_id, 0) + 1
+        if j.pair_id not in out:
+            out[j.pair_id] = JudgedPair(
+                pair_id=j.pair_id,
+                label=j.label,
+                flagged=j.flagged,
+                judged_at=j.created_at,
+                times=0,
+                passage_id=j.pair.passage.passage_id,
+                sentence=j.citation.sentence.text if j.citation is not None else "",
+            )
+    return [JudgedPair(**{**p.__dict__, "times": times[p.pair_id]}) for p in out.values()]
 
 
 def assessor_judgments(*, user: AbstractBaseUser) -> QuerySet[Judgment]:

@@ -168,7 +168,7 @@ def judged(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     context = {
         "assignment": assignment,
         "campaign": assignment.campaign,
-        "pairs": queue.judged_pairs(assignment=assignment),
+        "pairs": selectors.judged_pairs(assignment=assignment),
     }
     return render(request, "judging/judged.html", context)
 

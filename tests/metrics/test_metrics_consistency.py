@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.urls import reverse
 
 from assess.models import Citation
 from judging.labels import label_set_get
@@ -342,3 +343,12 @@ def test_the_api_refuses_half_a_cell(world, staff_client):
 
     # then
     assert response.status_code == 400
+
+
+@pytest.mark.django_db
+def test_the_metrics_page_links_to_the_studies(client, organizer):
+    client.force_login(organizer)
+
+    html = client.get(reverse("metrics:dashboard")).content.decode()
+
+    assert f'href="{reverse("metrics:studies")}"' in html
