@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ from assess.models import Passage
 from assess.selectors import passages_missing_text
 
 BATCH_PASSAGES = 2000
+# The corpus is distributed as gzipped shards (`msmarco_v2.1_doc_segmented_00.json.gz`); some unpack them.
+SHARD_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
 
 
 @dataclass(frozen=True)
@@ -134,10 +137,13 @@ def _passages_upsert(report: ImportReport, rows: Iterable[PassageRow]) -> None:
 def passages_fill_from_corpus(*, corpus_dir: str | Path, progress: ProgressCallback | None = None) -> ImportReport:
     """Fill the cited passages that have no text from an MS MARCO V2.1 segmented corpus directory.
 
-    The segment id carries the byte offset of its line in its shard
-    (`msmarco_v2.1_doc_<shard>_<doc offset>#<index>_<offset>`), so each passage costs one seek and one
-    line read; the 25 GB corpus is never scanned. A line at that offset that is not this passage's JSON
-    line is an error, and nothing is filled.
+    The segment id carries the byte offset of its line in its (uncompressed) shard
+    (`msmarco_v2.1_doc_<shard>_<doc offset>#<index>_<offset>`). In a plain shard each passage costs one
+    seek and one line read; the 25 GB corpus is never scanned. A gzipped shard (the official distribution)
+    cannot seek, so it is decompressed as a stream, in chunks, up to each wanted offset in order: never a
+    whole shard in memory, and no line but the wanted ones parsed. A line at that offset that is not this
+    passage's JSON line is an error, and nothing is filled. A shard that is not in the directory is a warning
+    naming how many passages stay without text (`missing_passages` lists them).
     """
     corpus = Path(corpus_dir)
     report = ImportReport()
@@ -155,17 +161,17 @@ def passages_fill_from_corpus(*, corpus_dir: str | Path, progress: ProgressCallb
                     corpus.name,
                     None,
                     "shard",
-                    f"no shard file msmarco_v2.1_doc_segmented_{shard}.json; {len(wanted)} passages left without text",
+                    f"no shard file msmarco_v2.1_doc_segmented_{shard}.json (or .jsonl, .json.gz, .jsonl.gz); "
+                    f"{len(wanted)} passages left without text",
                 )
                 done += len(wanted)
                 continue
-            size = path.stat().st_size
-            with open(path, "rb") as fh:
+            with _ShardReader(path) as shard_file:
                 for offset, pid in sorted(wanted):
                     done += 1
-                    if progress is not None and done % 1000 == 0:
+                    row = _read_segment_at(report.at(path.name, None), shard_file, offset, pid)
+                    if progress is not None and (shard_file.compressed or done % 1000 == 0):
                         progress(done, n_missing)
-                    row = _read_segment_at(report.at(path.name, None), fh, size, offset, pid)
                     if row is not None:
                         rows.append(row)
                     if len(rows) >= BATCH_PASSAGES and report.ok:
@@ -177,6 +183,47 @@ def passages_fill_from_corpus(*, corpus_dir: str | Path, progress: ProgressCallb
         progress(n_missing, n_missing)
     report.add("passages_missing_before", n_missing)
     return report
+
+
+class _ShardReader:
+    """One shard, plain or gzipped, read at increasing byte offsets of its uncompressed text."""
+
+    SKIP_CHUNK = 1 << 20
+
+    def __init__(self, path: Path) -> None:
+        self.compressed = path.name.endswith(".gz")
+        self.fh: Any = gzip.open(path, "rb") if self.compressed else open(path, "rb")  # noqa: SIM115
+        # A plain shard's size is known up front; a gzipped one's only once the stream has ended.
+        self.size: int | None = None if self.compressed else path.stat().st_size
+
+    def __enter__(self) -> _ShardReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.fh.close()
+
+    def line_at(self, offset: int) -> bytes | None:
+        """The line that starts at `offset` (at most 1 MB: a line is a few kB), or None past the end."""
+        if self.size is not None:
+            if offset >= self.size:
+                return None
+            self.fh.seek(offset)
+            return bytes(self.fh.readline(1 << 20))
+        position = self.fh.tell()
+        if offset < position:  # two ids with one offset, or out of order: start the stream again
+            self.fh.seek(0)
+            position = 0
+        while position < offset:
+            chunk = self.fh.read(min(self.SKIP_CHUNK, offset - position))
+            if not chunk:
+                self.size = position
+                return None
+            position += len(chunk)
+        raw = bytes(self.fh.readline(1 << 20))
+        if not raw:
+            self.size = position
+            return None
+        return raw
 
 
 def _missing_by_shard(report: ImportReport, corpus: Path) -> tuple[dict[str, list[tuple[int, str]]], int]:
@@ -193,13 +240,12 @@ def _missing_by_shard(report: ImportReport, corpus: Path) -> tuple[dict[str, lis
     return by_shard, n_missing
 
 
-def _read_segment_at(shard: Line, fh: Any, size: int, offset: int, pid: str) -> PassageRow | None:
-    """Read the one corpus line at `offset` (a line is at most a few kB: read no more than 1 MB)."""
-    if offset >= size:
-        shard.error("offset", f"{pid}: byte {offset} is past the end of the shard ({size} bytes)")
+def _read_segment_at(shard: Line, shard_file: _ShardReader, offset: int, pid: str) -> PassageRow | None:
+    raw = shard_file.line_at(offset)
+    if raw is None:
+        size = f"{shard_file.size} bytes" + (" uncompressed" if shard_file.compressed else "")
+        shard.error("offset", f"{pid}: byte {offset} is past the end of the shard ({size})")
         return None
-    fh.seek(offset)
-    raw = fh.readline(1 << 20)
     try:
         obj = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError):
@@ -213,7 +259,9 @@ def _read_segment_at(shard: Line, fh: Any, size: int, offset: int, pid: str) -> 
 
 
 def _shard_path(corpus: Path, shard: str) -> Path | None:
-    for name in (f"msmarco_v2.1_doc_segmented_{shard}.json", f"msmarco_v2.1_doc_segmented_{shard}.jsonl"):
-        if (corpus / name).is_file():
-            return corpus / name
+    """The shard's file: a plain one first (it can seek), else the gzipped one."""
+    for suffix in SHARD_SUFFIXES:
+        path = corpus / f"msmarco_v2.1_doc_segmented_{shard}{suffix}"
+        if path.is_file():
+            return path
     return None
