@@ -92,6 +92,15 @@ def topics_labelled_by(scope: Scope, label_sets: list[LabelSet]) -> list[str]:
     return sorted({t for s in label_sets for t in labelled_topics(material, labels_get(s, material))})
 
 
+def table_3_scope(scope: Scope, label_sets: list[LabelSet]) -> Scope:
+    """The scope Table 3 counts in: narrowed to the topics the sets label, as the scores and agreement are (a
+    loaded topic none of them judged would only add its citations to every set's "not labelled")."""
+    topics = topics_labelled_by(scope, label_sets)
+    if topics and len(topics) < scope_summary(scope)["topics"]:
+        return scope.narrowed(topic_ids=topics)
+    return scope
+
+
 def scope_summary(scope: Scope) -> dict[str, Any]:
     """How many topics, runs and citations (at the depth) the scope holds."""
     return material_summary(material_get(scope), depth_unit(scope.depth))
