@@ -8,8 +8,10 @@ pairs per hour in the current working session. The rule, once:
   each other by more than `SESSION_GAP` (10 minutes); a session whose newest judgment is more than
   `SESSION_GAP` ago has ended, and the page shows no rate until judging starts again;
 - pairs per hour = (pairs judged in the session - 1) / (time from the session's first judgment to its last):
-  each judgment after the first took one gap; the first one's own time is unknown. It is shown once the
-  session holds at least `MIN_RATE_PAIRS` pairs over at least a minute, when it starts to mean something.
+  each judgment after the first took one gap; the first one's own time is unknown. A session longer than
+  `SESSION_ROWS` judgments is measured over its newest `SESSION_ROWS` (about the last hour at a usual pace),
+  so each card reads a bounded number of rows. The rate is shown once the session holds at least
+  `MIN_RATE_PAIRS` pairs over at least a minute, when it starts to mean something.
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import Count, IntegerField, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from judging.models import Judgment
 
 SESSION_GAP = timedelta(minutes=10)
+SESSION_ROWS = 120
 MIN_RATE_PAIRS = 5
 MIN_RATE_SPAN = timedelta(minutes=1)
 
@@ -36,12 +41,12 @@ class SessionFigures:
     per_hour: float | None  # None until the session holds MIN_RATE_PAIRS pairs over MIN_RATE_SPAN
 
 
-def session_figures(judgments: Sequence[tuple[datetime, int]], *, now: datetime, day_start: datetime) -> SessionFigures:
-    """The figures from (created_at, pair_id) of an assessor's judgments, newest first; pure."""
-    today = len({pair for at, pair in judgments if at >= day_start})
+def session_figures(newest: Sequence[tuple[datetime, int]], *, now: datetime, today: int) -> SessionFigures:
+    """The figures from (created_at, pair_id) of an assessor's newest judgments, newest first, and the count of
+    pairs judged today; pure."""
     session: list[tuple[datetime, int]] = []
     later = now
-    for at, pair in judgments:
+    for at, pair in newest:
         if later - at > SESSION_GAP:
             break
         session.append((at, pair))
@@ -51,23 +56,26 @@ def session_figures(judgments: Sequence[tuple[datetime, int]], *, now: datetime,
     per_hour = None
     if pairs >= MIN_RATE_PAIRS and span >= MIN_RATE_SPAN:
         per_hour = (pairs - 1) / (span.total_seconds() / 3600)
-    return SessionFigures(
-        today=today, session_pairs=pairs, session_minutes=span.total_seconds() / 60, per_hour=per_hour
-    )
-
-
-# A working session longer than this is not looked for: it bounds the rows read on every card.
-LOOK_BACK = timedelta(hours=16)
+    minutes = span.total_seconds() / 60
+    return SessionFigures(today=today, session_pairs=pairs, session_minutes=minutes, per_hour=per_hour)
 
 
 def assessor_session_figures(*, user: AbstractBaseUser, now: datetime | None = None) -> SessionFigures:
-    """The user's figures, in one query over their judgments of today and of the session under way."""
+    """The user's figures in one query: their newest `SESSION_ROWS` judgments (by the judge and time index),
+    each row carrying the count of distinct pairs judged today."""
     now = now or timezone.now()
     day_start = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
-    since = min(day_start, now - LOOK_BACK)
-    rows = (
-        Judgment.objects.filter(judge__user_id=user.pk, created_at__gte=since)
-        .order_by("-created_at", "-pk")
-        .values_list("created_at", "pair_id")
+    mine = Judgment.objects.filter(judge__user_id=user.pk)
+    today = (
+        mine.filter(created_at__gte=day_start)
+        .order_by()
+        .values("judge_id")
+        .annotate(n=Count("pair_id", distinct=True))
+        .values("n")
     )
-    return session_figures(list(rows), now=now, day_start=day_start)
+    rows = list(
+        mine.annotate(today=Coalesce(Subquery(today, output_field=IntegerField()), 0))
+        .order_by("-created_at", "-pk")
+        .values_list("created_at", "pair_id", "today")[:SESSION_ROWS]
+    )
+    return session_figures([(at, pair) for at, pair, _ in rows], now=now, today=rows[0][2] if rows else 0)
