@@ -186,6 +186,8 @@ class Judgment(models.Model):
             models.Index(fields=["judge", "pair"], name="judgment_judge_pair_idx"),
             models.Index(fields=["judge", "citation"], name="judgment_judge_citation_idx"),
             models.Index(fields=["assignment", "pair"], name="judgment_assignment_pair_idx"),
+            # An assessor's judgments of today and of the current working session, read with every card.
+            models.Index(fields=["judge", "created_at"], name="judgment_judge_created_idx"),
         ]
         constraints = [
             models.CheckConstraint(
@@ -213,3 +215,21 @@ class FlagReview(models.Model):
 
     def __str__(self) -> str:
         return f"flag of judgment {self.judgment_id}: resolved"
+
+
+class GuidelinesReading(models.Model):
+    """That an assessor read a campaign's guidelines (closed them after they were shown at the start), and which
+    text: guidelines changed since are shown again."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="guidelines_readings")
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    version = models.CharField(max_length=64, help_text="SHA-256 of the guidelines text read.")
+    read_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "assessor"], name="guidelinesreading_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assessor} read the guidelines of campaign {self.campaign_id}"

@@ -15,7 +15,7 @@ from django.utils import timezone
 from assess.models import Citation, Run, Sentence, Topic
 from assess.services import tables_analyze
 from judging import blindness, queue
-from judging.guidelines import DEFAULT_GUIDELINES
+from judging.guidelines import DEFAULT_GUIDELINES, guidelines_version
 from judging.models import (
     NOT_JUDGED,
     Assignment,
@@ -24,6 +24,7 @@ from judging.models import (
     CampaignPair,
     Condition,
     FlagReview,
+    GuidelinesReading,
     Judge,
     JudgeKind,
     Judgment,
@@ -490,6 +491,17 @@ def campaign_update(
     campaign.highlight_evidence = highlight_evidence
     campaign.save(update_fields=["guidelines", "post_edit_judge", "highlight_evidence"])
     return campaign
+
+
+def guidelines_read(*, campaign: Campaign, assessor: User) -> GuidelinesReading:
+    """Record that the assessor read the campaign's guidelines as they stand now (they are not shown again at
+    the start until they change)."""
+    reading, _ = GuidelinesReading.objects.update_or_create(
+        campaign=campaign,
+        assessor=assessor,
+        defaults={"version": guidelines_version(campaign.guidelines), "read_at": timezone.now()},
+    )
+    return reading
 
 
 def flag_resolve(*, judgment: Judgment, resolved_by: User, note: str = "") -> FlagReview:

@@ -17,7 +17,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.middleware import HtmxDetails
 
 from assess.auth import organizer_required
-from assess.models import Run
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation, blindness_violations
 from judging.csvsafe import csv_safe_cell
@@ -31,8 +30,10 @@ from judging.forms import (
     CampaignSettingsForm,
     SubmitForm,
 )
+from judging.guidelines import guidelines_html
 from judging.highlight import highlight_evidence
 from judging.models import Assignment, Campaign, Label
+from judging.session import assessor_session_figures
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -89,6 +90,7 @@ def judge_context(state: queue.QueueState) -> dict[str, Any]:
         "judged_url": reverse("judging:judged", args=[pk]),
         "label_keys": LABEL_KEYS,
         "cannot_judge_reasons": CANNOT_JUDGE_REASONS,
+        "session": assessor_session_figures(user=state.assignment.assessor),
     }
 
 
@@ -109,8 +111,28 @@ def _answer_html(card: queue.PairCard) -> str:
 
 
 def _render_state(request: HtmxHttpRequest, state: queue.QueueState, *, status: int = 200) -> HttpResponse:
-    template = "judging/judge.html#pair-card" if request.htmx else "judging/judge.html"
-    return render(request, template, judge_context(state), status=status)
+    if request.htmx:
+        return render(request, "judging/judge.html#pair-card", judge_context(state), status=status)
+    campaign = state.assignment.campaign
+    context = {
+        **judge_context(state),
+        "guidelines_html": guidelines_html(campaign.guidelines),
+        "guidelines_unread": selectors.guidelines_unread(campaign=campaign, user=request.user),  # type: ignore[arg-type]
+        "guidelines_read_url": reverse("judging:guidelines_read", args=[state.assignment.pk]),
+    }
+    return render(request, "judging/judge.html", context, status=status)
+
+
+@login_required
+@require_POST
+def guidelines_read(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
+    """The assessor closed the guidelines shown at the start: they are not shown at the start again (until
+    they change). Without JavaScript the overlay's button posts here and comes back to the card."""
+    assignment = _own_assignment(request, assignment_id)
+    services.guidelines_read(campaign=assignment.campaign, assessor=request.user)  # type: ignore[arg-type]
+    if request.htmx:
+        return HttpResponse(status=204)
+    return redirect("judging:judge", assignment_id=assignment.pk)
 
 
 @login_required
@@ -193,12 +215,9 @@ def campaigns(request: HttpRequest) -> HttpResponse:
     form = CampaignForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        runs = list(Run.objects.all()) if data["all_runs"] else list(data["runs"])
-        if data["top_per_group"]:
-            runs = selectors.runs_top_per_group(runs=runs, n=data["top_per_group"])
         campaign = services.campaign_create(
             name=data["name"],
-            runs=runs,
+            runs=data["chosen_runs"],
             topics=data["topics"],
             depth=data["depth"],
             guidelines=data["guidelines"],
@@ -246,6 +265,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 campaign=campaign, initial={"assessor": User.objects.filter(is_staff=False).first()}
             ),
             "settings_form": CampaignSettingsForm(instance=campaign),
+            "guidelines_html": guidelines_html(campaign.guidelines),
             "build_form": BuildForm(),
         },
     )

@@ -231,12 +231,7 @@
       return;
     }
     var key = evt.key.length === 1 ? evt.key.toLowerCase() : evt.key;
-    if (key === "g") {
-      var g = document.getElementById("guidelines");
-      if (g) g.open = !g.open;
-      evt.preventDefault();
-      return;
-    }
+    // g (the guidelines) is static/js/guidelines.js's key: it takes it before this listener sees it.
     if (key === "l") {
       var list = document.getElementById("judged-list");
       if (list && !busy) { window.location.href = list.href; evt.preventDefault(); }

@@ -58,7 +58,7 @@ def _long_answer_campaign():
     topic, run, passage = TopicFactory(), RunFactory(), PassageFactory(text="A long passage. " * 300)
     sentences = [(f"{k}. {LONG}", []) for k in range(30)] + [("The judged claim at the very end.", [passage])]
     answer_build(run=run, topic=topic, sentences=sentences)
-    campaign = campaign_create(name="long", runs=[run], topics=[topic], depth=1)
+    campaign = campaign_create(name="long", runs=[run], topics=[topic], depth=1, guidelines="")
     campaign_build_pairs(campaign=campaign)
     return campaign
 
