@@ -61,16 +61,19 @@ ID_CONTROLS = {*map(chr, range(0x20)), "\x7f"}
 TEXT_CONTROLS = ID_CONTROLS - set("\t\n\x0b\x0c\r")
 
 
-def id_type(max_length: int) -> Any:
+def an_id(max_length: int) -> StringConstraints:
     """A non-empty id of at most `max_length` characters, no control character, spaces around it dropped."""
-    return Annotated[
-        str,
-        StringConstraints(strip_whitespace=True, min_length=1, max_length=max_length, pattern=ID_PATTERN),
-    ]
+    return StringConstraints(strip_whitespace=True, min_length=1, max_length=max_length, pattern=ID_PATTERN)
 
 
-def text_type(max_length: int) -> Any:
-    return Annotated[str, StringConstraints(max_length=max_length, pattern=TEXT_PATTERN)]
+def a_text(max_length: int) -> StringConstraints:
+    """A text of at most `max_length` characters, with no control character but the five whitespace ones."""
+    return StringConstraints(max_length=max_length, pattern=TEXT_PATTERN)
+
+
+TopicText = Annotated[str, a_text(MAX_TOPIC_TEXT)]
+PassageText = Annotated[str, a_text(MAX_PASSAGE_TEXT)]
+PassageField = Annotated[str, a_text(MAX_PASSAGE_FIELD)]
 
 
 def _string_or_number(value: Any) -> Any:
@@ -90,16 +93,17 @@ def _nan_is_missing(value: Any) -> Any:
 
 
 TopicId = Annotated[
-    id_type(column_length(Topic, "topic_id")),
+    str,
+    an_id(column_length(Topic, "topic_id")),
     BeforeValidator(_string_or_number),
     WithJsonSchema({"type": ["string", "integer"], "description": "a topic id; a number is kept as a string"}),
 ]
-RunId = id_type(column_length(Run, "run_id"))
-Group = id_type(column_length(Run, "group"))
-PassageId = id_type(column_length(Passage, "passage_id"))
+RunId = Annotated[str, an_id(column_length(Run, "run_id"))]
+Group = Annotated[str, an_id(column_length(Run, "group"))]
+PassageId = Annotated[str, an_id(column_length(Passage, "passage_id"))]
 Count = Annotated[int, Strict(), Field(ge=0, le=MAX_INT)]
 SentenceText = Annotated[
-    text_type(MAX_SENTENCE_TEXT) | None,
+    Annotated[str, a_text(MAX_SENTENCE_TEXT)] | None,
     BeforeValidator(_nan_is_missing),
     WithJsonSchema(
         {
@@ -123,7 +127,7 @@ class TopicLine(LineModel):
 
     model_config = ConfigDict(title="topic")
     topic_id: TopicId = Field(validation_alias=AliasChoices("topic_id", "qid", "id"))
-    text: text_type(MAX_TOPIC_TEXT) = Field(validation_alias=AliasChoices("text", "topic", "query", "title"))
+    text: TopicText = Field(validation_alias=AliasChoices("text", "topic", "query", "title"))
 
 
 # --- passages ----------------------------------------------------------------------------------------
@@ -134,19 +138,19 @@ class PassageLine(LineModel):
 
     model_config = ConfigDict(title="passage")
     docid: PassageId = Field(validation_alias=AliasChoices("docid", "segment_id", "passage_id"))
-    segment: text_type(MAX_PASSAGE_TEXT) = Field(validation_alias=AliasChoices("segment", "text"))
-    title: text_type(MAX_PASSAGE_FIELD) = ""
-    url: text_type(MAX_PASSAGE_FIELD) = ""
-    headings: text_type(MAX_PASSAGE_FIELD) = ""
+    segment: PassageText = Field(validation_alias=AliasChoices("segment", "text"))
+    title: PassageField = ""
+    url: PassageField = ""
+    headings: PassageField = ""
     start_char: Count | None = None
     end_char: Count | None = None
 
 
 class RetrievedDoc(LineModel):
-    segment: text_type(MAX_PASSAGE_TEXT) = Field(validation_alias=AliasChoices("segment", "text"))
-    title: text_type(MAX_PASSAGE_FIELD) = ""
-    url: text_type(MAX_PASSAGE_FIELD) = ""
-    headings: text_type(MAX_PASSAGE_FIELD) = ""
+    segment: PassageText = Field(validation_alias=AliasChoices("segment", "text"))
+    title: PassageField = ""
+    url: PassageField = ""
+    headings: PassageField = ""
 
 
 class Candidate(LineModel):
@@ -167,7 +171,7 @@ class WebisLine(LineModel):
 
     model_config = ConfigDict(title="Webis retrieval")
     references_ids: list[PassageId]
-    references_texts: list[text_type(MAX_PASSAGE_TEXT)]
+    references_texts: list[PassageText]
 
 
 # --- runs --------------------------------------------------------------------------------------------
@@ -182,7 +186,7 @@ class RunMetadata(LineModel):
     team_id: Group | None = None
     run_id: RunId | None = None
     narrative_id: TopicId | None = None
-    narrative: text_type(MAX_TOPIC_TEXT) | None = None
+    narrative: TopicText | None = None
     type: Any = None
     prompt: Any = None
 
@@ -194,7 +198,7 @@ class TrecRun2025Line(LineModel):
     model_config = ConfigDict(title="TREC RAG 2025 run line")
     run_id: RunId | None = None
     topic_id: TopicId | None = None
-    topic: text_type(MAX_TOPIC_TEXT) | None = None
+    topic: TopicText | None = None
     references: list[PassageId] = Field(description="segment ids, each once")
     response_length: Count | None = None
     answer: list[RunSentence]
@@ -207,7 +211,7 @@ class TrecRunLine(TrecRun2025Line):
     model_config = ConfigDict(title="TREC RAG 2024 run line")
     run_id: RunId
     topic_id: TopicId
-    topic: text_type(MAX_TOPIC_TEXT)
+    topic: TopicText
     response_length: Count
     metadata: RunMetadata | None = None  # type: ignore[assignment]
 

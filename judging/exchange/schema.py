@@ -13,7 +13,7 @@ from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema, model_v
 from pydantic_core import PydanticCustomError
 
 from assess.importers.lines import HugeNumber
-from assess.importers.schema import ID_CONTROLS, MAX_INT, LineModel, PassageId, RunId, TopicId, column_length, id_type
+from assess.importers.schema import ID_CONTROLS, MAX_INT, LineModel, PassageId, RunId, TopicId, an_id, column_length
 from judging.labels import CONDITION_WORDS, LabelSetKind
 from judging.models import Condition, Judge, JudgeKind
 
@@ -83,9 +83,9 @@ Seconds = Annotated[
     BeforeValidator(_seconds),
 ]
 JudgeName = Annotated[
-    id_type(MAX_JUDGE_NAME), Field(description="an imported or LLM judge; not an assessor's, not a reserved name")
+    str, an_id(MAX_JUDGE_NAME), Field(description="an imported or LLM judge; not an assessor's, not a reserved name")
 ]
-LabelText = id_type(32)
+LabelText = Annotated[str, an_id(32)]
 
 
 class ExchangeRow(LineModel):

@@ -3,6 +3,7 @@ a committed schema that differs from its model fails here (run `manage.py format
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -45,10 +46,10 @@ def test_it_reads_column_limits_from_the_django_models():
 
 def test_the_check_option_fails_on_a_stale_schema(tmp_path):
     # given: the schemas written, then one edited by hand
-    call_command("format_schemas", out=str(tmp_path), stdout=open("/dev/null", "w"))
+    call_command("format_schemas", out=str(tmp_path), stdout=io.StringIO())
     stale = tmp_path / "topics.schema.json"
     stale.write_text(json.dumps({"type": "object"}))
 
     # when / then
-    with pytest.raises(CommandError, match="topics.schema.json"):
+    with pytest.raises(CommandError, match=r"topics\.schema\.json"):
         call_command("format_schemas", out=str(tmp_path), check=True)
