@@ -53,8 +53,8 @@ def upload(request: HttpRequest) -> HttpResponse:
                 user=request.user,
             )
             return redirect("assess:job", job_id=job.pk)
-    else:
-        form = UploadForm(initial={"kind": request.GET.get("kind") or ImportKind.RUNS})
+        return render(request, "assess/upload.html", {"form": form}, status=400)
+    form = UploadForm(initial={"kind": request.GET.get("kind") or ImportKind.RUNS})
     return render(request, "assess/upload.html", {"form": form})
 
 

@@ -200,6 +200,11 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3600)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 3500)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
+# Bounds on every imported file (assess/importers/lines.py), whichever way it comes in: its size on disk and
+# once decompressed, one line's length (read with a bound, never whole), and how far a .gz may expand.
+IMPORT_MAX_FILE_BYTES = env_int("IMPORT_MAX_FILE_MB", 4096) * 1024 * 1024
+IMPORT_MAX_LINE_BYTES = env_int("IMPORT_MAX_LINE_KB", 8192) * 1024
+IMPORT_MAX_GZIP_RATIO = env_int("IMPORT_MAX_GZIP_RATIO", 32)
 # In the embedded default (no broker), an import runs in a thread of the web process so the request returns.
 IMPORT_TASKS_IN_THREAD = env_bool("IMPORT_TASKS_IN_THREAD", default=True)
 

@@ -12,9 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from assess.importers.fields import MAX_PASSAGE_ID, ParsedAnswer, run_id_value, sentence_text, topic_id_value
+from assess.importers.fields import ParsedAnswer, sentence_text
 from assess.importers.lines import InputFile, ProgressCallback, read_json_lines
 from assess.importers.report import ImportReport, Line
+from assess.importers.schema import NistSupportLine, line_check
 
 
 @dataclass(frozen=True)
@@ -55,25 +56,20 @@ def nist_lines(
 
 
 def parse_nist_line(line: Line, obj: dict[str, Any], *, topics: frozenset[str] | None = None) -> NistLine | None:
+    """The line checked against `schema.NistSupportLine` (types, lengths, control characters), then read."""
+    shape = line_check(line, NistSupportLine, obj)
+    if shape is None:
+        return None
     n_errors = line.error_count
-    run_id = run_id_value(line, "run_id", obj["run_id"]) if "run_id" in obj else _missing(line, "run_id")
-    topic_id = topic_id_value(line, "topic_id", obj["topic_id"]) if "topic_id" in obj else _missing(line, "topic_id")
-    if topics is not None and topic_id is not None and topic_id not in topics:
+    run_id, topic_id = shape.run_id, shape.topic_id
+    if topics is not None and topic_id not in topics:
         return None
     answer = _NistAnswer(line)
-    raw_sentences = obj.get("sentences")
-    if raw_sentences is None:
-        line.error("sentences", "missing field")
-    elif not isinstance(raw_sentences, list):
-        line.error("sentences", "expected a list")
-    else:
-        for s, sent in enumerate(raw_sentences):
-            answer.add_sentence(s, sent)
+    for s, sent in enumerate(obj["sentences"]):
+        answer.add_sentence(s, sent, shape.sentences[s].text)
     by_index = answer.by_index
     if by_index and sorted(by_index) != list(range(len(by_index))):
         line.error("sentences", f"sentence ids are not 0..{len(by_index) - 1}: {sorted(by_index)}")
-    if topic_id is None or run_id is None:
-        return None
     parsed = None
     if line.error_count == n_errors:
         parsed = ParsedAnswer(
@@ -88,12 +84,6 @@ def parse_nist_line(line: Line, obj: dict[str, Any], *, topics: frozenset[str] |
     return NistLine(line=line, run_id=run_id, topic_id=topic_id, answer=parsed, labels=answer.labels)
 
 
-def _missing(line: Line, where: str) -> str | None:
-    """A required field that is absent: an error, and no value."""
-    line.error(where, "missing field")
-    return None
-
-
 @dataclass
 class _NistAnswer:
     """The sentences of one line as they are read, with the references in order of first citation."""
@@ -104,11 +94,8 @@ class _NistAnswer:
     by_index: dict[int, tuple[str, list[tuple[int, str]]]] = field(default_factory=dict)
     labels: list[NistLabel] = field(default_factory=list)
 
-    def add_sentence(self, s: int, sent: Any) -> None:
+    def add_sentence(self, s: int, sent: dict[str, Any], checked_text: str | None) -> None:
         line, where = self.line, f"sentences[{s}]"
-        if not isinstance(sent, dict):
-            line.error(where, "expected an object")
-            return
         id_key = "sentenceID" if "sentenceID" in sent else "sentenceId"
         sid = sent.get(id_key, s)
         if isinstance(sid, bool) or not isinstance(sid, int) or sid < 0:
@@ -117,13 +104,8 @@ class _NistAnswer:
         if sid in self.by_index:
             line.error(f"{where}.{id_key}", f"sentence {sid} appears twice")
             return
-        text = sentence_text(line, where, sent)
-        if text is None:
-            return
+        text = sentence_text(line, where, checked_text)
         cites = sent.get("citations", [])
-        if not isinstance(cites, list):
-            line.error(f"{where}.citations", "expected a list")
-            return
         cited: list[tuple[int, str]] = []
         seen_refs: dict[str, int] = {}
         for c, cit in enumerate(cites):
@@ -146,18 +128,10 @@ class _NistAnswer:
             )
         self.by_index[sid] = (text, cited)
 
-    def _reference(self, where: str, cit: Any, seen_refs: dict[str, int]) -> str | None:
+    def _reference(self, where: str, cit: dict[str, Any], seen_refs: dict[str, int]) -> str | None:
+        """The cited passage id (its type and length checked by the schema): not twice in one sentence."""
         line = self.line
-        if not isinstance(cit, dict):
-            line.error(where, "expected an object {reference, support}")
-            return None
-        if "reference" not in cit:
-            line.error(f"{where}.reference", "missing field")
-            return None
-        ref = cit["reference"]
-        if not isinstance(ref, str) or not ref.strip() or len(ref) > MAX_PASSAGE_ID:
-            line.error(f"{where}.reference", f"expected a segment id of 1 to {MAX_PASSAGE_ID} characters, got {ref!r}")
-            return None
+        ref = str(cit["reference"]).strip()
         if ref in seen_refs:
             line.error(f"{where}.reference", f"duplicate reference {ref} (also citations[{seen_refs[ref]}])")
             return None

@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from django.db import transaction
 
-from assess.importers.fields import MAX_PASSAGE_ID, SEGMENT_ID, clean_text, empty_file_error, first_present
-from assess.importers.lines import InputFile, ProgressCallback, as_inputs, read_json_lines, with_offsets
+from assess.importers.fields import SEGMENT_ID, empty_file_error
+from assess.importers.lines import (
+    MAX_JSON_DEPTH,
+    InputFile,
+    ProgressCallback,
+    as_inputs,
+    json_depth_exceeds,
+    read_json_lines,
+    with_offsets,
+)
 from assess.importers.report import ImportRejected, ImportReport, Line, reject_if_errors
+from assess.importers.schema import PassageLine, RetrievalLine, RetrievedDoc, WebisLine, line_check
 from assess.models import Passage
 from assess.selectors import passages_missing_text
 
@@ -29,6 +39,7 @@ class PassageRow:
     title: str = ""
     url: str = ""
     headings: str = ""
+    where: str = field(default="docid", compare=False)  # where the id is, for messages
 
 
 def passages_import(
@@ -36,8 +47,10 @@ def passages_import(
 ) -> ImportReport:
     """Load passage texts from MS MARCO V2.1 segmented JSONL (plain or .gz), `{docid, segment}` lines,
     ragnarok retrieval results (`{query, candidates:[{docid, doc}]}`) or the Webis crowd retrieval file
-    (`{references_ids, references_texts}`). Existing rows are filled or updated."""
+    (`{references_ids, references_texts}`). Existing rows are filled or updated. The same passage twice with
+    the same content is read once; with another content it is an error naming both places."""
     report = ImportReport()
+    seen = _SeenPassages()
     with transaction.atomic():
         batch: dict[str, PassageRow] = {}
         for f, offset, total in with_offsets(as_inputs(files)):
@@ -45,7 +58,8 @@ def passages_import(
             for line, obj in read_json_lines(report, f, progress=progress, offset=offset, total=total):
                 for row in _passage_rows(line, obj):
                     found += 1
-                    batch[row.passage_id] = row
+                    if seen.first(line, row):
+                        batch[row.passage_id] = row
                 if len(batch) >= BATCH_PASSAGES and report.ok:
                     _passages_upsert(report, batch.values())
                     batch = {}
@@ -56,62 +70,67 @@ def passages_import(
     return report
 
 
+class _SeenPassages:
+    """Each passage id read so far, with a digest of its content and where it was first read."""
+
+    def __init__(self) -> None:
+        self.where: dict[str, tuple[bytes, str, int | None]] = {}
+
+    def first(self, line: Line, row: PassageRow) -> bool:
+        """True for the first time an id is read; a repeat with another content is an error at the repeat."""
+        digest = hashlib.blake2b(
+            "\x1f".join((row.text, row.title, row.url, row.headings)).encode(), digest_size=16
+        ).digest()
+        known = self.where.get(row.passage_id)
+        if known is None:
+            self.where[row.passage_id] = (digest, line.file, line.number)
+            return True
+        if known[0] != digest:
+            line.error(
+                row.where,
+                f"passage {row.passage_id} appears again with another content (first at {known[1]}:{known[2]})",
+            )
+        return False
+
+
 def _passage_rows(line: Line, obj: dict[str, Any]) -> Iterator[PassageRow]:
+    """The passages of one line, whichever of the three forms it has (each checked by its schema)."""
     if "candidates" in obj:
-        yield from _candidate_rows(line, obj["candidates"])
+        retrieved = line_check(line, RetrievalLine, obj)
+        if retrieved is not None:
+            for i, cand in enumerate(retrieved.candidates):
+                row = _row(line, cand.docid, cand.doc, f"candidates[{i}].docid")
+                if row is not None:
+                    yield row
     elif "references_ids" in obj:
-        ids, texts = obj.get("references_ids"), obj.get("references_texts")
-        if not isinstance(ids, list) or not isinstance(texts, list) or len(ids) != len(texts):
+        webis = line_check(line, WebisLine, obj)
+        if webis is None:
+            return
+        if len(webis.references_ids) != len(webis.references_texts):
             line.error("references_texts", "expected two lists of the same length")
             return
-        for i, (pid, text) in enumerate(zip(ids, texts, strict=True)):
-            row = _segment_row(line, {"docid": pid, "segment": text}, f"references_ids[{i}].")
+        for i, (pid, text) in enumerate(zip(webis.references_ids, webis.references_texts, strict=True)):
+            row = _row(line, pid, RetrievedDoc(segment=text), f"references_ids[{i}]")
             if row is not None:
                 yield row
     else:
-        row = _segment_row(line, obj, "")
-        if row is not None:
-            yield row
+        segment = line_check(line, PassageLine, obj)
+        if segment is not None:
+            row = _row(line, segment.docid, segment, "docid")
+            if row is not None:
+                yield row
 
 
-def _candidate_rows(line: Line, candidates: Any) -> Iterator[PassageRow]:
-    if not isinstance(candidates, list):
-        line.error("candidates", "expected a list")
-        return
-    for i, cand in enumerate(candidates):
-        if not isinstance(cand, dict):
-            line.error(f"candidates[{i}]", "expected an object")
-            continue
-        doc = cand.get("doc")
-        if not isinstance(doc, dict):
-            line.error(f"candidates[{i}].doc", "missing field or not an object")
-            continue
-        row = _segment_row(line, {"docid": cand.get("docid"), **doc}, f"candidates[{i}].")
-        if row is not None:
-            yield row
-
-
-def _segment_row(line: Line, obj: dict[str, Any], prefix: str) -> PassageRow | None:
-    pid = first_present(obj, ("docid", "segment_id", "passage_id"))
-    if not isinstance(pid, str) or not pid.strip():
-        line.error(prefix + "docid", "missing field or not a string")
+def _row(line: Line, pid: str, doc: PassageLine | RetrievedDoc, where: str) -> PassageRow | None:
+    if not doc.segment.strip():
+        line.warn(
+            where.replace("docid", "segment").replace("references_ids", "references_texts"),
+            f"passage {pid} has empty text; left without text",
+        )
         return None
-    pid = pid.strip()
-    if len(pid) > MAX_PASSAGE_ID:
-        line.error(prefix + "docid", f"passage id is longer than {MAX_PASSAGE_ID} characters")
-        return None
-    text = first_present(obj, ("segment", "text"))
-    if not isinstance(text, str):
-        line.error(prefix + "segment", "missing field or not a string")
-        return None
-    if not text.strip():
-        line.warn(prefix + "segment", f"passage {pid} has empty text; left without text")
-        return None
-    extra = {}
-    for key in ("title", "url", "headings"):
-        value = obj.get(key, "")
-        extra[key] = clean_text(line, prefix + key, value) if isinstance(value, str) else ""
-    return PassageRow(passage_id=pid, text=clean_text(line, prefix + "segment", text), **extra)
+    return PassageRow(
+        passage_id=pid, text=doc.segment, title=doc.title, url=doc.url, headings=doc.headings, where=where
+    )
 
 
 def _passages_upsert(report: ImportReport, rows: Iterable[PassageRow]) -> None:
@@ -247,7 +266,11 @@ def _read_segment_at(shard: Line, shard_file: _ShardReader, offset: int, pid: st
         shard.error("offset", f"{pid}: byte {offset} is past the end of the shard ({size})")
         return None
     try:
-        obj = json.loads(raw)
+        text = raw.decode("utf-8")
+        if json_depth_exceeds(text) is not None:
+            shard.error("offset", f"{pid}: the line at byte {offset} is nested deeper than {MAX_JSON_DEPTH} levels")
+            return None
+        obj = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError):
         shard.error("offset", f"{pid}: no JSON line starts at byte {offset}")
         return None
@@ -255,7 +278,8 @@ def _read_segment_at(shard: Line, shard_file: _ShardReader, offset: int, pid: st
     if found != pid:
         shard.error("docid", f"{pid}: the line at byte {offset} is {found!r}")
         return None
-    return _segment_row(shard, obj, "")
+    segment = line_check(shard, PassageLine, obj)
+    return _row(shard, segment.docid, segment, "docid") if segment is not None else None
 
 
 def _shard_path(corpus: Path, shard: str) -> Path | None:

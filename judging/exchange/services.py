@@ -22,6 +22,7 @@ from assess.models import Answer, Citation
 from judging.exchange.exchange import exchange_read
 from judging.exchange.nist import nist_read
 from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions, LabelsRead, ReadLabel
+from judging.exchange.schema import judge_name_problem
 from judging.models import NOT_JUDGED, Condition, Judge, JudgeKind, Judgment, JudgmentOrigin, Label
 from judging.pairs import pairs_for_citations
 
@@ -88,6 +89,10 @@ def _check_options(report: ImportReport, inputs: list[InputFile], fmt: str, opti
         report.error(first, None, "format", f"unknown format {fmt!r} (nist or exchange)")
     if fmt == JudgmentFormat.NIST and not options.judge:
         report.error(first, None, "judge", "the NIST format needs a judge name (--judge)")
+    if options.judge:
+        problem = judge_name_problem(options.judge)
+        if problem is not None:
+            report.error(first, None, "judge", problem)
     if options.kind is not None and options.kind not in JudgeKind.values:
         report.error(first, None, "kind", f"unknown judge kind {options.kind!r} (human or llm)")
     if options.condition and options.condition not in Condition.values:
@@ -211,6 +216,13 @@ def _judges_ensure(state: LabelsRead) -> dict[str, Judge]:
     judges: dict[str, Judge] = {}
     for name, (kind, lab) in wanted.items():
         judge = existing.get(name)
+        if judge is not None and judge.user_id is not None:
+            state.report.at(lab.file, lab.line).error(
+                "judge",
+                f"judge {name} is a platform assessor's: imported labels go to imported or LLM judges only "
+                "(choose another name)",
+            )
+            continue
         if judge is not None and kind and judge.kind != kind:
             state.report.at(lab.file, lab.line).error(
                 "judge_kind", f"judge {name} exists as a {judge.kind} judge, not {kind}"

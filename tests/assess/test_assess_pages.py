@@ -261,7 +261,7 @@ def test_it_rerenders_the_upload_form_with_an_error_when_no_file_is_given(client
 
     response = client.post(reverse("assess:upload"), {"kind": "topics"})
 
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "This field is required." in response.content.decode()
     assert ImportJob.objects.count() == 0
 
