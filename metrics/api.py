@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.qrels import QRELS_LEVEL_HELP, QrelsLevel
+from judging.exchange.selectors import NistKeyChoice
 from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_describe, label_set_get
 from judging.scope import EVERY_CITATION, Scope, scope_for
 from metrics.exports import scores_csv, topic_scores_csv
@@ -86,6 +87,11 @@ class ExportInputSerializer(ScopeInputSerializer):
     labels = serializers.ListField(child=LabelSetField(), required=False)
     level = serializers.ChoiceField(
         choices=QrelsLevel.CHOICES, default=QrelsLevel.SENTENCE, help_text="qrels only: " + QRELS_LEVEL_HELP
+    )
+    nist_keys = serializers.ChoiceField(
+        choices=NistKeyChoice.CHOICES,
+        default=NistKeyChoice.SOURCE,
+        help_text="nist only: each answer's source spelling, or sentenceId (Webassess) / sentenceID (2024-10-25)",
     )
 
 
@@ -236,6 +242,7 @@ class JudgmentsExportApi(APIView):
                 scope=_scope(data, default_depth=EVERY_CITATION),
                 label_sets=data.get("labels") or None,
                 qrels_level=data["level"],
+                nist_keys=data["nist_keys"],
             )
         except ValueError as exc:
             return _bad_request(exc)

@@ -19,6 +19,7 @@ from assess.auth import organizer_required
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.forms import JudgmentUploadForm
 from judging.exchange.qrels import QrelsLevel
+from judging.exchange.selectors import NistKeyChoice
 from judging.labels import LabelSet, LabelSetKind, label_set_describe, label_set_get, label_sets_available
 from judging.models import Campaign, Condition, JudgeKind
 from judging.scope import EVERY_CITATION, Scope, scope_for
@@ -332,7 +333,14 @@ def export_judgments(request: HttpRequest, fmt: str) -> HttpResponse:
     try:
         scope = scope_for(campaign=choice.campaign or None, depth=choice.depth or EVERY_CITATION)
         sets = [label_set_get(spec) for spec in request.GET.getlist("labels")] or list(choice.sets())
-        judgments_export(buffer, fmt=fmt, scope=scope, label_sets=sets, qrels_level=level)
+        judgments_export(
+            buffer,
+            fmt=fmt,
+            scope=scope,
+            label_sets=sets,
+            qrels_level=level,
+            nist_keys=request.GET.get("nist_keys") or NistKeyChoice.SOURCE,
+        )
     except ValueError as exc:
         return _refused(str(exc))
     extension, content_type = {
