@@ -149,14 +149,21 @@ class _Placement:
     def __init__(self, report: ImportReport, *, skip: bool) -> None:
         self.report = report
         self.skip = skip
+        self.refused = 0
 
     def unplaced(self, lab: ReadLabel, field_name: str, reason: str) -> None:
         text = f"cannot place the label: {reason}"
         if self.skip:
             self.report.at(lab.file, lab.line).warn(field_name, text + " (skipped)")
             self.report.add("unplaced")
-        else:
-            self.report.at(lab.file, lab.line).error(field_name, text)
+            return
+        if not self.refused:
+            text += (
+                " (map the file's runs to loaded ones with a run map, load the missing runs, or import the rest "
+                "with --skip-unplaced / 'Skip unplaced')"
+            )
+        self.refused += 1
+        self.report.at(lab.file, lab.line).error(field_name, text)
 
 
 def _run_named(lab: ReadLabel) -> str:
