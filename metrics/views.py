@@ -22,7 +22,7 @@ from judging.exchange.qrels import QrelsLevel
 from judging.exchange.selectors import NistKeyChoice
 from judging.labels import LabelSet, LabelSetKind, label_set_describe, label_set_get, label_sets_available
 from judging.models import Campaign, Condition, JudgeKind
-from judging.scope import EVERY_CITATION, Scope, scope_for
+from judging.scope import EVERY_CITATION, Scope, relevance_filter_parse, scope_for
 from metrics import plots
 from metrics.exports import agreement_json, scores_csv, topic_scores_csv
 from metrics.forms import MetricsFilterForm
@@ -55,12 +55,19 @@ class Choice:
     b: str
     depth: int | None
     default: str = ""  # why these sets, when the organizer did not choose them
+    relevance: str = ""  # SOURCE:MIN, or "" for every passage
 
     def scope(self) -> Scope:
-        return scope_for(campaign=self.campaign or None, depth=self.depth)
+        relevance = relevance_filter_parse(self.relevance) if self.relevance else None
+        return scope_for(campaign=self.campaign or None, depth=self.depth, relevance=relevance)
 
     def sets(self) -> tuple[LabelSet, LabelSet]:
         return label_set_get(self.a), label_set_get(self.b)
+
+    @property
+    def relevance_words(self) -> str:
+        source, _, grade = self.relevance.rpartition(":")
+        return f"only citations of passages that {source} graded at least {grade} of 3 for the topic" if source else ""
 
     def query(self, **extra: Any) -> str:
         values = {
@@ -68,6 +75,7 @@ class Choice:
             "a": self.a,
             "b": self.b,
             "depth": "" if self.depth is None else self.depth,
+            "relevance": self.relevance,
             **extra,
         }
         return urlencode({k: v for k, v in values.items() if v not in ("", None)})
@@ -126,7 +134,12 @@ def _choice(request: HttpRequest) -> tuple[Choice, MetricsFilterForm]:
     if not a or not b:
         campaign, default_a, default_b, why = _default_sets(campaign)
         a, b = a or default_a, b or default_b
-    return Choice(campaign=campaign, a=a, b=b, depth=data.get("depth"), default=why), form
+    return (
+        Choice(
+            campaign=campaign, a=a, b=b, depth=data.get("depth"), default=why, relevance=data.get("relevance") or ""
+        ),
+        form,
+    )
 
 
 def _score_rows(rows_a: list[ScoreRow], rows_b: list[ScoreRow], sort: str, descending: bool) -> list[dict[str, Any]]:
