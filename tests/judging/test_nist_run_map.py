@@ -130,3 +130,27 @@ def test_the_upload_page_and_the_api_take_a_run_map(baselines, data_dir, tmp_pat
         )
         assert on_baselines.count() > 0
     assert not Run.objects.filter(run_id__in=RUN_MAP).exists()
+
+
+def test_the_api_refuses_a_bad_run_map_naming_its_line(baselines, data_dir, client, organizer):
+    # given
+    client.force_login(organizer)
+    excerpt = data_dir / "excerpts/final.citation_judgments_without_prediction.20241025.excerpt.jsonl"
+
+    # when
+    response = client.post(
+        "/api/metrics/judgments/import/",
+        {
+            "format": "nist",
+            "judge": "nist",
+            "files": SimpleUploadedFile("labels.jsonl", excerpt.read_bytes()),
+            "run_map": SimpleUploadedFile("map.tsv", b"coordinators.x\tnot-loaded\n"),
+        },
+    )
+
+    # then
+    assert response.status_code == 400
+    assert (
+        response.json()["errors"][0]["text"] == "map.tsv:1: column 2: run not-loaded (for coordinators.x) is not loaded"
+    )
+    assert not Judgment.objects.exists()
