@@ -119,6 +119,27 @@ class Citation(models.Model):
         return f"{self.sentence_id}@{self.slot}"
 
 
+class Relevance(models.Model):
+    """A passage's topical relevance to a topic as one source graded it (the track's relevance qrels: NIST's
+    assessors, UMBRELA, ...), 0 (not relevant) to 3 (perfectly relevant). Topic and passage are kept as ids,
+    not keys: qrels grade far more passages than a platform loads (NIST's: 20,429 on 89 topics)."""
+
+    source = models.CharField(max_length=64)
+    topic_id = models.CharField(max_length=64)
+    passage_id = models.CharField(max_length=128)
+    grade = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "topic_id", "passage_id"], name="relevance_unique_grade"),
+            models.CheckConstraint(condition=models.Q(grade__lte=3), name="relevance_grade_0_to_3"),
+        ]
+        indexes = [models.Index(fields=["topic_id", "passage_id"], name="relevance_topic_passage_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.topic_id} {self.passage_id} {self.grade}"
+
+
 class ImportKind(models.TextChoices):
     TOPICS = "topics", "Topics"
     PASSAGES = "passages", "Passages"

@@ -19,9 +19,10 @@ from assess.auth import organizer_required
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.forms import JudgmentUploadForm
 from judging.exchange.qrels import QrelsLevel
+from judging.exchange.selectors import NistKeyChoice
 from judging.labels import LabelSet, LabelSetKind, label_set_describe, label_set_get, label_sets_available
 from judging.models import Campaign, Condition, JudgeKind
-from judging.scope import EVERY_CITATION, Scope, scope_for
+from judging.scope import EVERY_CITATION, Scope, relevance_filter_parse, scope_for
 from metrics import plots
 from metrics.exports import agreement_json, scores_csv, topic_scores_csv
 from metrics.figure_data import FIGURES, figure_make, file_stem
@@ -58,12 +59,19 @@ class Choice:
     b: str
     depth: int | None
     default: str = ""  # why these sets, when the organizer did not choose them
+    relevance: str = ""  # SOURCE:MIN, or "" for every passage
 
     def scope(self) -> Scope:
-        return scope_for(campaign=self.campaign or None, depth=self.depth)
+        relevance = relevance_filter_parse(self.relevance) if self.relevance else None
+        return scope_for(campaign=self.campaign or None, depth=self.depth, relevance=relevance)
 
     def sets(self) -> tuple[LabelSet, LabelSet]:
         return label_set_get(self.a), label_set_get(self.b)
+
+    @property
+    def relevance_words(self) -> str:
+        source, _, grade = self.relevance.rpartition(":")
+        return f"only citations of passages that {source} graded at least {grade} of 3 for the topic" if source else ""
 
     def query(self, **extra: Any) -> str:
         values = {
@@ -71,6 +79,7 @@ class Choice:
             "a": self.a,
             "b": self.b,
             "depth": "" if self.depth is None else self.depth,
+            "relevance": self.relevance,
             **extra,
         }
         return urlencode({k: v for k, v in values.items() if v not in ("", None)})
@@ -129,7 +138,12 @@ def _choice(request: HttpRequest) -> tuple[Choice, MetricsFilterForm]:
     if not a or not b:
         campaign, default_a, default_b, why = _default_sets(campaign)
         a, b = a or default_a, b or default_b
-    return Choice(campaign=campaign, a=a, b=b, depth=data.get("depth"), default=why), form
+    return (
+        Choice(
+            campaign=campaign, a=a, b=b, depth=data.get("depth"), default=why, relevance=data.get("relevance") or ""
+        ),
+        form,
+    )
 
 
 def _score_rows(rows_a: list[ScoreRow], rows_b: list[ScoreRow], sort: str, descending: bool) -> list[dict[str, Any]]:
@@ -337,7 +351,14 @@ def export_judgments(request: HttpRequest, fmt: str) -> HttpResponse:
     try:
         scope = scope_for(campaign=choice.campaign or None, depth=choice.depth or EVERY_CITATION)
         sets = [label_set_get(spec) for spec in request.GET.getlist("labels")] or list(choice.sets())
-        judgments_export(buffer, fmt=fmt, scope=scope, label_sets=sets, qrels_level=level)
+        judgments_export(
+            buffer,
+            fmt=fmt,
+            scope=scope,
+            label_sets=sets,
+            qrels_level=level,
+            nist_keys=request.GET.get("nist_keys") or NistKeyChoice.SOURCE,
+        )
     except ValueError as exc:
         return _refused(str(exc))
     extension, content_type = {

@@ -130,6 +130,27 @@ class TopicLine(LineModel):
     text: TopicText = Field(validation_alias=AliasChoices("text", "topic", "query", "title"))
 
 
+def _relevance_grade(value: Any) -> int:
+    """A grade as written in a qrels column: 0, 1, 2 or 3."""
+    if isinstance(value, str) and value in {"0", "1", "2", "3"}:
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
+        return value
+    raise PydanticCustomError("grade", "expected a grade 0, 1, 2 or 3, got {value}", {"value": _shown(value)})
+
+
+class RelevanceLine(LineModel):
+    """A graded relevance qrels line, `topic_id <ignored> passage_id grade`: trec_eval's whitespace-separated
+    columns, read by position (the second column is not read), so each field is named by its column."""
+
+    model_config = ConfigDict(title="relevance qrels line", populate_by_name=True)
+    topic_id: TopicId = Field(alias="column 1", description="the topic id")
+    passage_id: PassageId = Field(alias="column 3", description="the passage (segment) id")
+    grade: Annotated[int, BeforeValidator(_relevance_grade)] = Field(
+        alias="column 4", description="0 to 3 (UMBRELA's and NIST's scale)", ge=0, le=3
+    )
+
+
 # --- passages ----------------------------------------------------------------------------------------
 
 
@@ -222,6 +243,12 @@ class TrecRunLine(TrecRun2025Line):
 class NistCitation(LineModel):
     """NIST's citation; `citationID` (2024-10-25 files) or `citationId` (Webassess)."""
 
+    citationID: Count | None = Field(
+        default=None, description="the 2024-10-25 files' spelling: the citation's position"
+    )
+    citationId: Count | None = Field(
+        default=None, description="the Webassess file's spelling: an index into the references"
+    )
     reference: PassageId
     support: Any = Field(default=None, description='"2" FS, "1" PS, "0" NS, "-1" not judged')
 
@@ -231,6 +258,10 @@ class NistSentence(LineModel):
     sentenceId: Count | None = Field(default=None, description="the Webassess file's spelling")
     text: SentenceText
     citations: list[NistCitation] = []
+    verification_worthy: Any = Field(default=None, description='"0" or "1" (NIST\'s), kept and written back')
+    citationsCombibed: Any = Field(
+        default=None, description='"-1", "0", "1" or "2" (NIST\'s spelling, sic), kept and written back'
+    )
 
 
 class NistSupportLine(LineModel):

@@ -129,6 +129,10 @@ def published_schemas() -> dict[str, dict[str, Any]]:
         "runs-trec-2024": (assess_schema.TrecRunLine, "in: a TREC RAG 2024 run line"),
         "runs-trec-2025": (assess_schema.TrecRun2025Line, "in: a TREC RAG 2025 run line"),
         "nist-support": (assess_schema.NistSupportLine, "in: a line of NIST's support-judgment JSONL"),
+        "relevance-qrels": (
+            assess_schema.RelevanceLine,
+            "in: a graded relevance qrels line, whitespace-separated columns `topic_id ignored passage_id grade`",
+        ),
         "judgments-exchange": (ExchangeRow, "in and out: a judgments exchange row (CSV columns or a JSON line)"),
     }
     out: dict[str, dict[str, Any]] = {}
