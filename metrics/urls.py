@@ -16,4 +16,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("metrics/export/agreement.json", views.export_agreement, name="export-agreement"),
     path("metrics/import/", exchange_views.upload, name="upload"),
     path("", include("metrics.study.urls")),
+    path("", include("metrics.humanbudget.urls")),
 ]
