@@ -17,13 +17,15 @@ def width_curve(points: Sequence[dict[str, float]], *, title: str) -> SafeString
     if not points:
         return mark_safe("")
     x_max = max(p["budget"] for p in points)
-    y_max = max(max(p["width"], p["width_human_only"]) for p in points) * 1.05 or 1.0
+    # A 95% interval of a score in [0, 1] is shown clipped to it, so a width above 1 says nothing more: the axis
+    # stops at 1 and such points sit on its top.
+    y_max = min(1.0, max(max(p["width"], p["width_human_only"]) for p in points) * 1.05) or 1.0
 
     def x(v: float) -> float:
         return left + (width - left - right) * v / x_max
 
     def y(v: float) -> float:
-        return top + (height - top - bottom) * (1 - v / y_max)
+        return top + (height - top - bottom) * (1 - min(v, y_max) / y_max)
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="plot budget-plan" viewBox="0 0 {width} {height}" '
