@@ -48,6 +48,9 @@ def plan_population(
     Denominators are the answers' first citations and sentences (what a full judging would count)."""
     if scope.depth != 1:
         raise ValueError("the budget estimates are defined at depth 1 (first citations), as the paper's scores")
+    for label_set in (llm, human):
+        if not label_set.judge_ids:
+            raise ValueError(f"{label_set.spec} has no labels yet: planning needs a set with labels")
     material = material_get(scope)
     human_labels, machine = labels_get(human, material), labels_get(llm, material)
     labelled = human_labels.labelled | machine.labelled

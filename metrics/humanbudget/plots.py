@@ -53,11 +53,13 @@ def width_curve(points: Sequence[dict[str, float]], *, title: str) -> SafeString
                 f'<circle cx="{x(p["budget"]):.1f}" cy="{y(p[key]):.1f}" r="3" fill="{colour}">'
                 f"<title>{name}: {p['budget']:.0%} of the pairs ({p['pairs']:.0f}), width {p[key]:.3f}</title></circle>"
             )
+    # The legend sits low on the left, where both curves (falling with the budget) are high.
+    legend_y = y(0) - 36
     parts.append(
-        f'<rect x="{width - right - 130}" y="{top}" width="10" height="10" fill="{LLM_COLOUR}"/>'
-        f'<text x="{width - right - 116}" y="{top + 9}" class="tick">LLM + sample</text>'
-        f'<rect x="{width - right - 130}" y="{top + 16}" width="10" height="10" fill="{HUMAN_COLOUR}"/>'
-        f'<text x="{width - right - 116}" y="{top + 25}" class="tick">human only</text>'
+        f'<rect x="{left + 10}" y="{legend_y}" width="10" height="10" fill="{LLM_COLOUR}"/>'
+        f'<text x="{left + 24}" y="{legend_y + 9}" class="tick">LLM + sample</text>'
+        f'<rect x="{left + 10}" y="{legend_y + 16}" width="10" height="10" fill="{HUMAN_COLOUR}"/>'
+        f'<text x="{left + 24}" y="{legend_y + 25}" class="tick">human only</text>'
     )
     parts.append("</svg>")
     return mark_safe("".join(parts))
