@@ -213,14 +213,20 @@ class BudgetSamples:
     drawn with the sample's seed. An assignment judges one sample at most (`services.budget_assign`)."""
 
     def pairs(self, *, assignment_id: int, topic_id: int) -> list[int] | None:
-        rows = list(
-            BudgetSampleItem.objects.filter(sample__assignments=assignment_id, topic_id=topic_id)
-            .order_by("sample_id", "order", "pair_id")
-            .values_list("sample_id", "pair_id")
+        # One query for the common case, a from-scratch assignment that judges its whole pool.
+        sample_id = (
+            BudgetSample.assignments.through.objects.filter(assignment_id=assignment_id)
+            .order_by("budgetsample_id")
+            .values_list("budgetsample_id", flat=True)
+            .first()
         )
-        if rows:
-            return [pair_id for sample_id, pair_id in rows if sample_id == rows[0][0]]
-        return [] if BudgetSample.assignments.through.objects.filter(assignment_id=assignment_id).exists() else None
+        if sample_id is None:
+            return None
+        return list(
+            BudgetSampleItem.objects.filter(sample_id=sample_id, topic_id=topic_id)
+            .order_by("order", "pair_id")
+            .values_list("pair_id", flat=True)
+        )
 
     def pair_count(self, *, assignment_id: OuterRef, topic_id: OuterRef) -> Subquery:
         drawn = (
