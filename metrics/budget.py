@@ -10,8 +10,10 @@ where c_ri is the citation's coefficient in run r's score (1 / (topics · judged
 weighted precision, 1 / (topics · sentences of its answer) for recall at depth 1) and s_i says whether it
 was sampled. It is unbiased for the full-human score whatever the LLM labels are (E[s_i] = π_i); good LLM
 labels only make it tighter. With ŵ = 0 it is the human-only Horvitz-Thompson estimate of the same sample.
-Its variance, Σ c_ri² (1 - π_i) d_i² / π_i with d = w - ŵ, is estimated unbiasedly from the sample by
-Σ_sampled c_ri² (1 - π_i) d_i² / π_i²; the 95% interval is estimate ± 1.96 · se. This is the
+Its variance, Σ_u (1 - π_u) D_ru² / π_u over sampling units u (a citation, or a pair and all its citations)
+with D_ru = Σ_i∈u c_ri d_i and d = w - ŵ, is estimated unbiasedly from the sample by
+Σ_sampled (1 - π_u) D_ru² / π_u²; the 95% interval is estimate ± t · se, with Student's t at the run's drawn
+units less one degrees of freedom (`Interval.NORMAL`: 1.96). This is the
 prediction-powered mean of Angelopoulos et al. (Science 2023) with λ = 1 under a known sampling design, in
 the form survey statistics calls the model-assisted difference estimator.
 """
