@@ -88,6 +88,7 @@ INSTALLED_APPS = [
     "judging.llm",
     "metrics",
     "metrics.study",
+    "metrics.humanbudget",
 ]
 
 MIDDLEWARE = [

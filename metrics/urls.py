@@ -17,4 +17,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("metrics/figures/<str:name>.<str:fmt>", views.paper_figure, name="figure"),
     path("metrics/import/", exchange_views.upload, name="upload"),
     path("", include("metrics.study.urls")),
+    path("", include("metrics.humanbudget.urls")),
 ]
