@@ -9,6 +9,7 @@ SECRET_KEY must be set. A variable set to the empty string counts as unset; a va
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -88,6 +89,8 @@ INSTALLED_APPS = [
     "judging.llm",
     "metrics",
     "metrics.study",
+    # Failed logins recorded and locked out (issue 17, point 4): its attempts and their reset are in the admin.
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -101,6 +104,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: turns a login refused because of a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -156,8 +161,20 @@ if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and env_bool("
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Django's model backend, with the session's user read in plain SQL (assess/auth.py).
-AUTHENTICATION_BACKENDS = ["assess.auth.ModelBackend"]
+# django-axes first: it refuses a locked-out username+address before any password is checked; then Django's
+# model backend, with the session's user read in plain SQL (assess/auth.py).
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "assess.auth.ModelBackend"]
+
+# Logins throttled (docs/operations.md, "Logins"): after LOGIN_FAILURE_LIMIT failures for one username from
+# one address, within LOGIN_COOLOFF_MINUTES of each other, that username is locked at that address for the
+# cool-off, on the login form and over HTTP Basic alike; an organizer can lift it in the admin at once.
+AXES_ENABLED = env_bool("AXES_ENABLED", default=True)
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "assess.auth.lockout_response"
+# The address is REMOTE_ADDR: behind a proxy that is the proxy's, and the lock is then in effect per username.
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -233,11 +250,22 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
+        # HTTP Basic that answers 429 with what to do when django-axes has locked the username out.
+        "assess.auth.LockoutAwareBasicAuthentication",
         # API clients and the load benchmark: a password hash per request (Basic) would dominate a small request.
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Requests per client and minute (docs/operations.md): far above a person or one well-behaved script, low
+    # enough that a runaway or hostile client is slowed to 429s; counted in the cache (Redis when configured).
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_THROTTLE_ANON", "60/min"),
+        "user": env_str("API_THROTTLE_USER", "3000/min"),
+    },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "assess.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
@@ -247,6 +275,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Topics, passages, runs, campaigns, judgments, scores and agreement.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema and /api/docs/ are for signed-in users, as the API itself is.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # The Swagger UI's files from drf-spectacular-sidecar, not a CDN: the docs page works without the internet.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
