@@ -217,8 +217,13 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3600)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 3500)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
-# In the embedded default (no broker), an import runs in a thread of the web process so the request returns.
-IMPORT_TASKS_IN_THREAD = env_bool("IMPORT_TASKS_IN_THREAD", default=True)
+# Long work (imports, pre-labelling, a study's second judge) goes to the Celery workers whenever a broker is
+# configured. Only in the embedded default (tasks eager) does it run in a thread of the web process, so that the
+# request returns; false runs it inline (assess/background.py, docs/operations.md "Background work").
+BACKGROUND_IN_THREAD = env_bool("BACKGROUND_IN_THREAD", default=True)
+# An import whose worker has sent no heartbeat for this long is taken for dead: shown so, and resumable.
+IMPORT_HEARTBEAT_SECONDS = env_float("IMPORT_HEARTBEAT_SECONDS", 10.0)
+IMPORT_STALE_SECONDS = env_float("IMPORT_STALE_SECONDS", 120.0)
 
 # LLM pre-labelling (judging.llm). Keys and endpoints are read from the environment where they are used.
 LLM_CHUNK_SIZE = env_int("LLM_CHUNK_SIZE", 0)  # pairs per Celery task; 0: sized from the judge's concurrency
@@ -228,8 +233,6 @@ LLM_BACKOFF_CAP_SECONDS = env_float("LLM_BACKOFF_CAP_SECONDS", 60.0)
 LLM_REQUEST_TIMEOUT = env_float("LLM_REQUEST_TIMEOUT", 60.0)
 LLM_CLAIM_STALE_SECONDS = env_float("LLM_CLAIM_STALE_SECONDS", 900.0)
 LLM_BATCH_POLL_SECONDS = env_float("LLM_BATCH_POLL_SECONDS", 30.0)
-# In the embedded default (no broker), run a job in a thread of the web process so the request returns.
-LLM_TASKS_IN_THREAD = env_bool("LLM_TASKS_IN_THREAD", default=True)
 # Where the rate limits and concurrency slots live; empty: REDIS_URL, else this process's memory.
 LLM_RATE_LIMIT_STORAGE = env_str("LLM_RATE_LIMIT_STORAGE", "")
 
