@@ -168,6 +168,9 @@ class ImportJob(models.Model):
     created_by = models.ForeignKey("auth.User", null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last sign of life of the worker running the import (while it runs)."
+    )
 
     class Meta:
         ordering = ["-created_at"]

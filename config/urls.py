@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
@@ -12,7 +13,8 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("", include("judging.api_urls")),
     path("", include("metrics.api_urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # Behind login like the API (SPECTACULAR_SETTINGS["SERVE_PERMISSIONS"]); a browser is sent to the login page.
+    path("docs/", login_required(SpectacularSwaggerView.as_view(url_name="api-schema")), name="api-docs"),
 ]
 
 urlpatterns = [

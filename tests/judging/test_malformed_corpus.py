@@ -904,7 +904,7 @@ def expected_first_error(case: Bad, channel: str) -> str:
 
 @pytest.fixture
 def synchronous(settings, tmp_path):
-    settings.IMPORT_TASKS_IN_THREAD = False
+    settings.BACKGROUND_IN_THREAD = False
     settings.MEDIA_ROOT = tmp_path / "media"
 
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('assess', '0003_importjob_kind_without_judgments'),
+        ('assess', '0004_importjob_heartbeat'),
     ]
 
     operations = [
