@@ -32,6 +32,8 @@ def _queue_order(assignment) -> list[int]:
 
 
 def _open(page, live_server, assignment) -> None:
+    # The live server's first request sets up its static files: slow on a busy machine, so given longer.
+    page.goto(f"{live_server.url}/accounts/login/", timeout=90_000)
     browser_login(page, live_server, "alice")
     page.goto(f"{live_server.url}/judge/{assignment.pk}/")
     page.wait_for_selector("body[data-judge=ready]", state="attached")
