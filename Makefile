@@ -54,3 +54,8 @@ bench-assessor-ls:
 .PHONY: bench-judge
 bench-judge:
 	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/judge.py
+
+# Keydown to next card painted, in Chromium, while bench/judge.py's 20 assessors load the same gunicorn server.
+.PHONY: bench-keystroke
+bench-keystroke:
+	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/keystroke.py

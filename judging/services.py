@@ -406,10 +406,11 @@ def judgment_submit_and_next(
     flagged: bool = False,
     comment: str = "",
     not_judged_reason: str = "",
+    following: bool = False,
 ) -> tuple[SubmitResult, QueueState]:
-    """Store one judgment (once per token, as `judgment_submit`) and return the queue's next state; the next pair
-    is read once and also decides the assignment's status. The judging page, its htmx keystroke and the API's
-    submit all come here."""
+    """Store one judgment (once per token, as `judgment_submit`) and return the queue's next state (with
+    `following`, also the pair after it, which the judging page holds in advance); the next pair is read once and
+    also decides the assignment's status. The judging page's keystroke and the API's submit both come here."""
     result = _judgment_store(
         assignment=assignment,
         pair_id=pair_id,
@@ -420,7 +421,7 @@ def judgment_submit_and_next(
         comment=comment,
         not_judged_reason=not_judged_reason,
     )
-    state = queue.queue_state(assignment=assignment)
+    state = queue.queue_state(assignment=assignment, following=following)
     _assignment_status_set(assignment, queue.status_of(has_pending=state.card is not None, held_back=state.held_back))
     return result, state
 

@@ -202,7 +202,10 @@ def test_it_shows_the_guidelines_at_the_start_once_and_on_g_and_closes_them_with
     # and the keys judge again
     page.keyboard.press("1")
     page.wait_for_function("() => document.getElementById('topic-progress').textContent.trim().startsWith('1 /')")
+    _wait_for(lambda: Judgment.objects.exists())  # sent from the outbox after the next card is shown
     assert list(Judgment.objects.values_list("label", flat=True)) == ["FS"]
+    # and the held card's figures, rendered before that answer, are brought up to date by the server's copy
+    page.wait_for_function("() => document.getElementById('judged-today').textContent.trim() === '1'")
 
     # when: the page is opened again, the guidelines stay closed
     page.reload()

@@ -135,6 +135,7 @@ def test_a_flag_is_shown_on_a_revisit_and_x_removes_it(live_server, page):
     token = page.get_attribute("#pair-card", "data-token")
     page.keyboard.press("3")
     page.wait_for_function("t => document.getElementById('pair-card').dataset.token !== t", arg=token)
+    page.wait_for_selector("body[data-judge=ready]", state="attached")  # every answer acknowledged
     rows = list(Judgment.objects.filter(assignment=assignment).order_by("pk").values_list("label", "flagged"))
     assert rows == [("PS", True), ("NS", False)]
 
