@@ -15,6 +15,7 @@ from assess.models import Answer, Citation
 from judging.models import Campaign
 
 EVERY_CITATION = 0  # as a depth: every citation of each sentence
+MAX_DEPTH = 1000  # the largest depth a page or the API accepts: beyond any sentence's citations
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.qrels import QRELS_LEVEL_HELP, QrelsLevel
 from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_describe, label_set_get
-from judging.scope import EVERY_CITATION, Scope, scope_for
+from judging.scope import EVERY_CITATION, MAX_DEPTH, Scope, scope_for
 from metrics.exports import scores_csv, topic_scores_csv
 from metrics.reports import agreement_report, depth_unit, scores_report, topic_scores_report
 from metrics.scores import LABELS
@@ -45,9 +45,11 @@ class LabelSetField(serializers.CharField):
 
 
 class ScopeInputSerializer(serializers.Serializer[dict[str, Any]]):
-    campaign = serializers.CharField(required=False, allow_blank=True)
-    depth = serializers.IntegerField(required=False, min_value=0, help_text="0 = every citation")
-    topics = serializers.CharField(required=False, allow_blank=True, help_text="comma-separated topic ids")
+    campaign = serializers.CharField(required=False, allow_blank=True, max_length=128)
+    depth = serializers.IntegerField(required=False, min_value=0, max_value=MAX_DEPTH, help_text="0 = every citation")
+    topics = serializers.CharField(
+        required=False, allow_blank=True, max_length=100_000, help_text="comma-separated topic ids"
+    )
 
 
 class ScoresInputSerializer(ScopeInputSerializer):
