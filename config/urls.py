@@ -38,3 +38,7 @@ urlpatterns = [
     path("", include("metrics.urls")),
     path("api/", include(api_patterns)),
 ]
+
+# Every failure of the request cycle: JSON under /api/, and an unreachable database or Redis is a 503 (errors.py).
+handler404 = "config.errors.page_not_found"
+handler500 = "config.errors.server_error"

@@ -37,7 +37,7 @@ class CampaignOutputSerializer(serializers.ModelSerializer):
         slug_field="topic_id", many=True, read_only=True
     )
     post_edit_judge: serializers.SlugRelatedField[Judge] = serializers.SlugRelatedField(
-        slug_field="name", read_only=True
+        slug_field="name", read_only=True, allow_null=True
     )
 
     class Meta:

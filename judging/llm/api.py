@@ -36,19 +36,19 @@ from judging.models import Campaign, Judge, JudgeKind
 class LLMJudgeOutputSerializer(serializers.Serializer):
     name = serializers.CharField()
     configured = serializers.SerializerMethodField()
-    provider = serializers.CharField(source="llm.provider", default="")
-    base_url = serializers.CharField(source="llm.base_url", default="")
-    model = serializers.CharField(source="llm.model", default="")
-    prompt_version = serializers.CharField(source="llm.prompt_version", default="")
-    temperature = serializers.FloatField(source="llm.temperature", default=None)
-    max_concurrency = serializers.IntegerField(source="llm.max_concurrency", default=None)
-    requests_per_minute = serializers.IntegerField(source="llm.requests_per_minute", default=None)
-    tokens_per_minute = serializers.IntegerField(source="llm.tokens_per_minute", default=None)
+    provider = serializers.CharField(source="llm.provider", default=None, allow_null=True)
+    base_url = serializers.CharField(source="llm.base_url", default=None, allow_null=True)
+    model = serializers.CharField(source="llm.model", default=None, allow_null=True)
+    prompt_version = serializers.CharField(source="llm.prompt_version", default=None, allow_null=True)
+    temperature = serializers.FloatField(source="llm.temperature", default=None, allow_null=True)
+    max_concurrency = serializers.IntegerField(source="llm.max_concurrency", default=None, allow_null=True)
+    requests_per_minute = serializers.IntegerField(source="llm.requests_per_minute", default=None, allow_null=True)
+    tokens_per_minute = serializers.IntegerField(source="llm.tokens_per_minute", default=None, allow_null=True)
     price_input_per_million = serializers.DecimalField(
-        source="llm.price_input_per_million", max_digits=10, decimal_places=4, default=None
+        source="llm.price_input_per_million", max_digits=10, decimal_places=4, default=None, allow_null=True
     )
     price_output_per_million = serializers.DecimalField(
-        source="llm.price_output_per_million", max_digits=10, decimal_places=4, default=None
+        source="llm.price_output_per_million", max_digits=10, decimal_places=4, default=None, allow_null=True
     )
 
     def get_configured(self, judge: Judge) -> bool:

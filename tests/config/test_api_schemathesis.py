@@ -1,0 +1,99 @@
+"""Schemathesis over the API's OpenAPI schema (drf-spectacular), as an organizer and as an assessor: every
+operation gets generated requests, and every answer must be no server error and match the schema (status code,
+content type, body). Bounded: a few examples per operation, the whole run well under two minutes."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+import schemathesis
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from drf_spectacular.generators import SchemaGenerator
+from hypothesis import HealthCheck, given, settings
+from rest_framework.authtoken.models import Token
+from schemathesis.checks import not_a_server_error
+from schemathesis.core.failures import FailureGroup
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from tests.factories import AssignmentFactory, study_campaign_build, study_labels_seed
+
+pytestmark = pytest.mark.django_db
+
+CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+EXAMPLES_PER_OPERATION = 8
+
+
+def api_schema() -> schemathesis.schemas.BaseSchema:
+    raw = SchemaGenerator().get_schema(request=None, public=True)
+    schema = schemathesis.openapi.from_dict(raw)
+    schema.app = WSGIHandler()
+    return schema
+
+
+def failure_text(failure: BaseException) -> str:
+    parts = failure.exceptions if isinstance(failure, FailureGroup) else (failure,)
+    return "; ".join(" ".join(str(part).split())[:300] for part in parts)
+
+
+def operation_fuzz(operation: Any, *, headers: dict[str, str], statuses: Counter[str], failures: list[str]) -> None:
+    @settings(
+        max_examples=EXAMPLES_PER_OPERATION,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        derandomize=True,
+    )
+    @given(case=operation.as_strategy())
+    def one(case: Any) -> None:
+        response = case.call(headers=headers)
+        statuses[f"{response.status_code}"] += 1
+        try:
+            case.validate_response(response, checks=CHECKS, headers=headers)
+        except (AssertionError, FailureGroup) as failure:
+            failures.append(f"{case.method} {case.formatted_path} -> {response.status_code}: {failure_text(failure)}")
+
+    one()
+
+
+def fuzz(user: Any) -> tuple[Counter[str], list[str]]:
+    token = Token.objects.create(user=user)
+    headers = {"Authorization": f"Token {token.key}"}
+    schema = api_schema()
+    statuses: Counter[str] = Counter()
+    failures: list[str] = []
+    # As Django's test client does: the request cycle's start and end must not close the test's one connection.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        for result in schema.get_all_operations():
+            operation_fuzz(result.ok(), headers=headers, statuses=statuses, failures=failures)
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+    return statuses, failures
+
+
+def test_it_answers_every_generated_request_within_the_schema_as_organizer_and_assessor(organizer, assessor):
+    # given
+    campaign = study_campaign_build(pairs_per_topic=(4, 3))
+    study_labels_seed(campaign)
+    AssignmentFactory(assessor=assessor, campaign=campaign, topic=campaign.topics.first(), condition="from_scratch")
+
+    # when
+    org_statuses, org_failures = fuzz(organizer)
+    ass_statuses, ass_failures = fuzz(assessor)
+
+    # then
+    print(
+        f"schemathesis: organizer {sum(org_statuses.values())} requests {dict(org_statuses)}; "
+        f"assessor {sum(ass_statuses.values())} requests {dict(ass_statuses)}"
+    )
+    assert org_failures + ass_failures == [], "\n".join(["organizer:", *org_failures, "assessor:", *ass_failures])
