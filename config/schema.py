@@ -25,16 +25,19 @@ def _answer(description: str, component: str) -> dict[str, Any]:
     }
 
 
-def error_responses(operation: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The error answers DRF and the middleware can give this operation."""
+def error_responses(method: str, operation: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The error answers DRF and the middleware can give this operation (an action, even without a body, can be
+    refused as invalid: a 400)."""
     parameters = operation.get("parameters", [])
     answers = {
         "401": _answer("Not signed in (no session, token or Basic credentials).", "ErrorDetail"),
         "403": _answer("Signed in without the right (an organizer's API, another assessor's row).", "ErrorDetail"),
         "503": _answer("The database or Redis cannot be reached: nothing was done; retry later.", "ErrorDetail"),
     }
-    if any(p.get("in") == "query" for p in parameters) or "requestBody" in operation:
-        answers["400"] = _answer("The query or body is invalid; the errors name each field.", "ValidationErrors")
+    if any(p.get("in") == "query" for p in parameters) or "requestBody" in operation or method != "get":
+        answers["400"] = _answer(
+            "The query or body is invalid (the errors name each field), or the action is refused.", "ValidationErrors"
+        )
     if any(p.get("in") == "path" for p in parameters):
         answers["404"] = _answer("No such row (or not one this user may see).", "ErrorDetail")
     return answers
@@ -42,9 +45,9 @@ def error_responses(operation: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def add_error_responses(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     for path_item in result.get("paths", {}).values():
-        for operation in path_item.values():
+        for method, operation in path_item.items():
             responses = operation.setdefault("responses", {})
-            for code, answer in error_responses(operation).items():
+            for code, answer in error_responses(method, operation).items():
                 responses.setdefault(code, answer)
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     for name, schema in COMPONENTS.items():

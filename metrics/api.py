@@ -13,7 +13,8 @@ from typing import Any
 
 from django.core.paginator import Paginator
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
@@ -91,6 +92,92 @@ class ExportInputSerializer(ScopeInputSerializer):
     )
 
 
+class LabelSetOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    spec = serializers.CharField()
+    title = serializers.CharField()
+    rule = serializers.CharField()
+    condition = serializers.CharField(allow_blank=True)
+
+
+class IntervalsOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    resamples = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    level = serializers.FloatField()
+    method = serializers.CharField()
+    note = serializers.CharField()
+
+
+class RunScoreOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    run_id = serializers.CharField()
+    group = serializers.CharField(allow_blank=True)
+    task = serializers.CharField(allow_blank=True)
+    judge = serializers.CharField()
+    weighted_precision = serializers.FloatField()
+    weighted_recall = serializers.FloatField()
+    mean_sentences = serializers.FloatField()
+    topics = serializers.IntegerField()
+    precision_low = serializers.FloatField(allow_null=True)
+    precision_high = serializers.FloatField(allow_null=True)
+    recall_low = serializers.FloatField(allow_null=True)
+    recall_high = serializers.FloatField(allow_null=True)
+
+
+class ScoresOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    """`ScoresReport.as_dict()`: every run's scores in one label set, at a depth, over the named topics."""
+
+    label_set = LabelSetOutputSerializer()
+    depth = serializers.IntegerField(allow_null=True, help_text="null: every citation")
+    unit = serializers.CharField()
+    topics = serializers.ListField(child=serializers.CharField())
+    intervals = IntervalsOutputSerializer()
+    runs = RunScoreOutputSerializer(many=True)
+
+
+class TopicScoreOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    run_id = serializers.CharField()
+    topic_id = serializers.CharField()
+    label_set = serializers.CharField()
+    weighted_precision = serializers.FloatField()
+    weighted_recall = serializers.FloatField()
+    sentences = serializers.IntegerField()
+    judged_citations = serializers.IntegerField()
+
+
+class TopicScoresOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    """`TopicScoresReport.as_dict()` (`per_topic=true`): one row per (run, topic); their means are the run scores."""
+
+    label_set = LabelSetOutputSerializer()
+    depth = serializers.IntegerField(allow_null=True, help_text="null: every citation")
+    unit = serializers.CharField()
+    topics = serializers.ListField(child=serializers.CharField())
+    columns = serializers.ListField(child=serializers.CharField())
+    rows = TopicScoreOutputSerializer(many=True)
+
+
+class StatsRowOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    """One label set's row of the paper's Table 3, counted in `unit`."""
+
+    label_set = serializers.CharField()
+    title = serializers.CharField()
+    judge = serializers.CharField()
+    kind = serializers.CharField()
+    condition = serializers.CharField(allow_blank=True)
+    unit = serializers.CharField()
+    topics = serializers.IntegerField()
+    judged = serializers.IntegerField()
+    not_judged = serializers.IntegerField()
+    ties = serializers.IntegerField()
+    unlabelled = serializers.IntegerField()
+    distinct_pairs = serializers.IntegerField()
+    FS = serializers.IntegerField()
+    PS = serializers.IntegerField()
+    NS = serializers.IntegerField()
+
+
+class StatsOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    rows = StatsRowOutputSerializer(many=True)
+
+
 def _scope(data: dict[str, Any], *, default_depth: int | None = None) -> Scope:
     topics = [t.strip() for t in data["topics"].split(",") if t.strip()] if data.get("topics") else None
     depth = data.get("depth", default_depth)
@@ -113,7 +200,17 @@ def _bad_request(exc: Exception) -> Response:
 class ScoresApi(APIView):
     permission_classes = [IsAdminUser]
 
-    @extend_schema(parameters=[ScoresInputSerializer], responses={200: dict})
+    @extend_schema(
+        parameters=[ScoresInputSerializer],
+        responses={
+            200: PolymorphicProxySerializer(
+                component_name="Scores",
+                serializers=[ScoresOutputSerializer, TopicScoresOutputSerializer],
+                resource_type_field_name=None,
+            ),
+            (200, "text/csv"): OpenApiTypes.STR,
+        },
+    )
     def get(self, request: Request) -> Response | HttpResponse:
         """Every run's weighted precision and recall for one label set, with 95% topic-bootstrap intervals;
         with `per_topic=true`, one row per (run, topic) instead, whose means are the run scores."""
@@ -147,7 +244,7 @@ class ScoresApi(APIView):
 class StatsApi(APIView):
     permission_classes = [IsAdminUser]
 
-    @extend_schema(parameters=[ScopeInputSerializer], responses={200: dict})
+    @extend_schema(parameters=[ScopeInputSerializer], responses={200: StatsOutputSerializer})
     def get(self, request: Request) -> Response:
         """Per label set: topics, labelled citations, not judged, ties, FS / PS / NS (the paper's Table 3)."""
         data = _query(request, ScopeInputSerializer)

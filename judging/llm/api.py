@@ -18,13 +18,14 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assess.api import ErrorDetailSerializer
 from judging.llm import jobs, services
 from judging.llm.connection import connection_check
 from judging.llm.models import PrelabelJob, PrelabelMode, Provider
@@ -247,7 +248,13 @@ class PrelabelRetryView(_FollowUpView):
 class PrelabelCancelView(APIView):
     permission_classes = [IsAdminUser]
 
-    @extend_schema(request=None, responses={200: PrelabelJobOutputSerializer})
+    @extend_schema(
+        request=None,
+        responses={
+            200: PrelabelJobOutputSerializer,
+            409: OpenApiResponse(ErrorDetailSerializer, description="the job has already ended"),
+        },
+    )
     def post(self, request: Request, job_id: int) -> Response:
         job = _job(job_id)
         try:

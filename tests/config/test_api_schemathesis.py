@@ -4,7 +4,10 @@ content type, body). Bounded: a few examples per operation, the whole run well u
 
 from __future__ import annotations
 
+import uuid
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -29,6 +32,19 @@ pytestmark = pytest.mark.django_db
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 EXAMPLES_PER_OPERATION = 8
+
+
+@contextmanager
+def connection_kept() -> Iterator[None]:
+    """As Django's test client does: the request cycle's start and end must not close the test's one connection
+    (its transaction holds the rows the requests read)."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
 
 
 def api_schema() -> schemathesis.schemas.BaseSchema:
@@ -63,21 +79,18 @@ def operation_fuzz(operation: Any, *, headers: dict[str, str], statuses: Counter
     one()
 
 
+def token_headers(user: Any) -> dict[str, str]:
+    return {"Authorization": f"Token {Token.objects.get_or_create(user=user)[0].key}"}
+
+
 def fuzz(user: Any) -> tuple[Counter[str], list[str]]:
-    token = Token.objects.create(user=user)
-    headers = {"Authorization": f"Token {token.key}"}
+    headers = token_headers(user)
     schema = api_schema()
     statuses: Counter[str] = Counter()
     failures: list[str] = []
-    # As Django's test client does: the request cycle's start and end must not close the test's one connection.
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    try:
+    with connection_kept():
         for result in schema.get_all_operations():
             operation_fuzz(result.ok(), headers=headers, statuses=statuses, failures=failures)
-    finally:
-        request_started.connect(close_old_connections)
-        request_finished.connect(close_old_connections)
     return statuses, failures
 
 
@@ -97,3 +110,47 @@ def test_it_answers_every_generated_request_within_the_schema_as_organizer_and_a
         f"assessor {sum(ass_statuses.values())} requests {dict(ass_statuses)}"
     )
     assert org_failures + ass_failures == [], "\n".join(["organizer:", *org_failures, "assessor:", *ass_failures])
+
+
+def validated(case: Any, headers: dict[str, str]) -> Any:
+    """The answer to one chosen request, checked against the schema as the generated ones are."""
+    response = case.call(headers=headers)
+    case.validate_response(response, checks=CHECKS, headers=headers)
+    return response
+
+
+def test_it_answers_real_rows_in_the_shapes_the_schema_documents(organizer, assessor):
+    # given: generated ids rarely name a real row, so these requests name them
+    campaign = study_campaign_build(pairs_per_topic=(4, 3))
+    study_labels_seed(campaign)
+    assignment = AssignmentFactory(
+        assessor=assessor, campaign=campaign, topic=campaign.topics.first(), condition="from_scratch"
+    )
+    schema = api_schema()
+    as_assessor, as_organizer = token_headers(assessor), token_headers(organizer)
+    next_pair = schema["/api/assignments/{assignment_id}/next/"]["GET"]
+    submit = schema["/api/assignments/{assignment_id}/submit/"]["POST"]
+    where = {"assignment_id": assignment.pk}
+
+    with connection_kept():
+        # when
+        card = validated(next_pair.Case(path_parameters=where), as_assessor).json()
+        judgment = {"pair_id": card["pair"]["pair_id"], "token": card["pair"]["token"], "label": "FS"}
+        first = validated(submit.Case(path_parameters=where, body=judgment, media_type="application/json"), as_assessor)
+        again = validated(submit.Case(path_parameters=where, body=judgment, media_type="application/json"), as_assessor)
+        stranger = {**judgment, "pair_id": 10**9, "token": str(uuid.uuid4())}
+        refused = validated(
+            submit.Case(path_parameters=where, body=stranger, media_type="application/json"), as_assessor
+        )
+        stats = validated(schema["/api/metrics/stats/"]["GET"].Case(query={"campaign": campaign.name}), as_organizer)
+        scores = schema["/api/metrics/scores/"]["GET"]
+        runs = validated(scores.Case(query={"labels": "nist", "resamples": 0}), as_organizer)
+        per_topic = validated(scores.Case(query={"labels": "nist", "per_topic": True}), as_organizer)
+
+    # then
+    assert card["pair"] is not None
+    assert (first.status_code, again.status_code, refused.status_code) == (201, 200, 409)
+    assert first.json()["judgment"] == again.json()["judgment"]
+    assert {row["label_set"] for row in stats.json()["rows"]} >= {"nist/from_scratch", "gpt-study/none"}
+    assert len(runs.json()["runs"]) == 2
+    assert per_topic.json()["rows"]
