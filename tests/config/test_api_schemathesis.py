@@ -26,7 +26,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from tests.factories import AssignmentFactory, study_campaign_build, study_labels_seed
+from tests.factories import AssignmentFactory, UserFactory, study_campaign_build, study_labels_seed
 
 pytestmark = pytest.mark.django_db
 
@@ -146,6 +146,17 @@ def test_it_answers_real_rows_in_the_shapes_the_schema_documents(organizer, asse
         scores = schema["/api/metrics/scores/"]["GET"]
         runs = validated(scores.Case(query={"labels": "nist", "resamples": 0}), as_organizer)
         per_topic = validated(scores.Case(query={"labels": "nist", "per_topic": True}), as_organizer)
+        sample = {"campaign": campaign.name, "a": "nist/from_scratch", "b": "gpt-study", "per_topic": 2}
+        studies = schema["/api/studies/"]["POST"]
+        study = validated(studies.Case(body=sample, media_type="application/json"), as_organizer).json()
+        report_op = schema["/api/studies/{study_id}/"]["GET"]
+        assign_op = schema["/api/studies/{study_id}/assign/"]["POST"]
+        adjudication = {"assessor": UserFactory(username="adjudicator").username}
+        assigned = validated(
+            assign_op.Case(path_parameters={"study_id": study["id"]}, body=adjudication, media_type="application/json"),
+            as_organizer,
+        )
+        report = validated(report_op.Case(path_parameters={"study_id": study["id"]}), as_organizer)
 
     # then
     assert card["pair"] is not None
@@ -154,3 +165,5 @@ def test_it_answers_real_rows_in_the_shapes_the_schema_documents(organizer, asse
     assert {row["label_set"] for row in stats.json()["rows"]} >= {"nist/from_scratch", "gpt-study/none"}
     assert len(runs.json()["runs"]) == 2
     assert per_topic.json()["rows"]
+    assert assigned.status_code == 201
+    assert report.json()["sampled"] == len(report.json()["pairs"]) > 0
