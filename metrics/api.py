@@ -178,6 +178,59 @@ class StatsOutputSerializer(serializers.Serializer[dict[str, Any]]):
     rows = StatsRowOutputSerializer(many=True)
 
 
+class AgreementOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    """`agreement_report`: two label sets over the citations both labelled, in `unit` (DESIGN §5)."""
+
+    a = serializers.CharField()
+    b = serializers.CharField()
+    label_set_a = LabelSetOutputSerializer()
+    label_set_b = LabelSetOutputSerializer()
+    depth = serializers.IntegerField(allow_null=True, help_text="null: every citation")
+    unit = serializers.CharField()
+    n_label = serializers.CharField()
+    labels = serializers.DictField(
+        help_text="confusion matrix (counts and %), exact agreement, Cohen's kappa (unweighted, linear) with its "
+        "interval, Krippendorff's alpha, each label's precision and recall, the label distributions"
+    )
+    labels_unit = serializers.CharField()
+    pairs = serializers.DictField(help_text="the same figures once per distinct pair")
+    tau = serializers.JSONField(help_text="Kendall tau-b of the run scores, for precision and for recall")
+    tau_ci = serializers.JSONField(help_text="tau's 95% intervals (see `intervals.method`)")
+    intervals = IntervalsOutputSerializer()
+    topics = serializers.ListField(child=serializers.CharField(), help_text="the topics both sets judged")
+    runs = serializers.JSONField(help_text="each run's scores by both sets (the scatter plot's points)")
+    topic_means = serializers.JSONField(help_text="per topic, the runs' mean scores by both sets")
+    per_topic = serializers.DictField(help_text="by topic id: citations both labelled, labelled differently, pairs")
+    per_topic_units = serializers.DictField(child=serializers.CharField())
+    scope = serializers.DictField(help_text="what the figures are over: topics, runs, citations")
+    self_consistency = serializers.DictField(help_text="by label set: pairs labelled alike on several citations")
+    self_consistency_unit = serializers.CharField()
+
+
+class DisagreementMatrixOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    labels = serializers.ListField(child=serializers.CharField())
+    rows = serializers.CharField()
+    columns = serializers.CharField()
+    counts = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()))
+    unit = serializers.CharField()
+
+
+class DisagreementsOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    label_set_a = LabelSetOutputSerializer()
+    label_set_b = LabelSetOutputSerializer()
+    cell = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="[A's label, B's label], or null: every cell"
+    )
+    citations = serializers.IntegerField()
+    citations_unit = serializers.CharField()
+    pairs = serializers.IntegerField()
+    pairs_unit = serializers.CharField()
+    matrix = DisagreementMatrixOutputSerializer()
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    rows = serializers.ListField(child=serializers.DictField(), help_text="one card per pair and pair of labels")
+
+
 def _scope(data: dict[str, Any], *, default_depth: int | None = None) -> Scope:
     topics = [t.strip() for t in data["topics"].split(",") if t.strip()] if data.get("topics") else None
     depth = data.get("depth", default_depth)
@@ -257,7 +310,7 @@ class StatsApi(APIView):
 class AgreementApi(APIView):
     permission_classes = [IsAdminUser]
 
-    @extend_schema(parameters=[AgreementInputSerializer], responses={200: dict})
+    @extend_schema(parameters=[AgreementInputSerializer], responses={200: AgreementOutputSerializer})
     def get(self, request: Request) -> Response:
         """Agreement of two label sets over the citations both labelled, in the unit it names: confusion
         matrix, exact agreement, Cohen's kappa with its interval, Krippendorff's alpha, per-label precision and
@@ -275,7 +328,7 @@ class AgreementApi(APIView):
 class DisagreementsApi(APIView):
     permission_classes = [IsAdminUser]
 
-    @extend_schema(parameters=[DisagreementsInputSerializer], responses={200: dict})
+    @extend_schema(parameters=[DisagreementsInputSerializer], responses={200: DisagreementsOutputSerializer})
     def get(self, request: Request) -> Response:
         """The drill-down: the citations two label sets label differently (or those of one confusion cell),
         as cards of one pair and one pair of labels each, 25 a page; both counts name their unit."""

@@ -146,6 +146,10 @@ def test_it_answers_real_rows_in_the_shapes_the_schema_documents(organizer, asse
         scores = schema["/api/metrics/scores/"]["GET"]
         runs = validated(scores.Case(query={"labels": "nist", "resamples": 0}), as_organizer)
         per_topic = validated(scores.Case(query={"labels": "nist", "per_topic": True}), as_organizer)
+        pair_of_sets = {"a": "nist", "b": "gpt-study", "campaign": campaign.name, "resamples": 0}
+        agreement = validated(schema["/api/metrics/agreement/"]["GET"].Case(query=pair_of_sets), as_organizer)
+        disagreements_op = schema["/api/metrics/disagreements/"]["GET"]
+        disagreements = validated(disagreements_op.Case(query={"a": "nist", "b": "gpt-study"}), as_organizer)
         sample = {"campaign": campaign.name, "a": "nist/from_scratch", "b": "gpt-study", "per_topic": 2}
         studies = schema["/api/studies/"]["POST"]
         study = validated(studies.Case(body=sample, media_type="application/json"), as_organizer).json()
@@ -166,4 +170,6 @@ def test_it_answers_real_rows_in_the_shapes_the_schema_documents(organizer, asse
     assert len(runs.json()["runs"]) == 2
     assert per_topic.json()["rows"]
     assert assigned.status_code == 201
+    assert agreement.json()["labels"]
+    assert disagreements.json()["citations"] > 0
     assert report.json()["sampled"] == len(report.json()["pairs"]) > 0
