@@ -4,7 +4,8 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 from django.urls import URLPattern, URLResolver, include, path
 from django.views import View
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -16,7 +17,7 @@ class ApiDocsView(SpectacularSwaggerView):
     """The Swagger UI page. OPTIONS answers as any Django view does (200, the allowed methods): DRF's answer, API
     metadata, has no template on this HTML page and failed (a 500)."""
 
-    def options(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def options(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]
         return View.options(self, request, *args, **kwargs)
 
 

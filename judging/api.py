@@ -279,7 +279,10 @@ class CardPairSerializer(serializers.Serializer):
     pair_id = serializers.IntegerField()
     token = serializers.UUIDField(help_text="send it back with the judgment: a repeated submit stores one")
     sentence = CardSentenceSerializer()
-    context = serializers.ListField(child=serializers.CharField(allow_blank=True), help_text="the answer's sentences")
+    # A declared field, popped from the class by DRF's metaclass: it does not hide the serializer's `context`.
+    context = serializers.ListField(  # type: ignore[assignment]
+        child=serializers.CharField(allow_blank=True), help_text="the answer's sentences"
+    )
     passage = CardPassageSerializer()
     shown_label = serializers.ChoiceField(
         choices=Label.choices, required=False, help_text="post-edit assignments only: the LLM's label, pre-selected"
