@@ -1,7 +1,7 @@
 """The OpenAPI schema's error answers, written once for every operation (a drf-spectacular postprocessing hook).
 
 DRF answers the same few errors on every view: 401/403 before a view runs (authentication, permission), 400 when a
-query or body fails its serializer, 404 when a path names no row, and config/unavailable.py's 503 when PostgreSQL
+query or body fails its serializer, 404 when a path names no row, and config/errors.py's 503 when PostgreSQL
 or Redis cannot be reached. A view documents only what is its own (a 409 on cancel, a 400 body of its own shape)."""
 
 from __future__ import annotations
