@@ -9,9 +9,9 @@ demo:
 test:
 	bash scripts/test.sh
 
-# The inner loop: everything but the browser, the Celery worker and the benchmark tests (make test runs all).
+# The inner loop: everything but the browser, the Celery worker, the benchmark and the fault tests (make test runs all).
 test-fast:
-	bash scripts/test.sh -m "not browser and not celery_worker and not bench"
+	bash scripts/test.sh -m "not browser and not celery_worker and not bench and not faults"
 
 lint:
 	bash scripts/venv.sh test && bash scripts/lint.sh
@@ -54,3 +54,8 @@ bench-assessor-ls:
 .PHONY: bench-judge
 bench-judge:
 	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/judge.py
+
+# Keydown to next card painted, in Chromium, while bench/judge.py's 20 assessors load the same gunicorn server.
+.PHONY: bench-keystroke
+bench-keystroke:
+	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/keystroke.py

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
@@ -21,8 +21,8 @@ from rest_framework.views import APIView
 
 from assess import selectors
 from assess.forms import RUN_FORMAT_CHOICES, run_options
-from assess.import_jobs import import_job_create
-from assess.importers.jobs import import_job_progress
+from assess.import_jobs import import_job_create, import_job_resume
+from assess.importers.jobs import ImportJobInvalid, import_job_progress, import_job_stalled
 from assess.models import ImportJob, ImportKind, Passage, Run, Task, Topic
 
 
@@ -81,6 +81,9 @@ class ImportJobSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     kind = serializers.ChoiceField(choices=ImportKind.choices)
     status = serializers.CharField(help_text="pending, running, done or failed")
+    stalled = serializers.BooleanField(
+        help_text="running, but its worker has sent no heartbeat for IMPORT_STALE_SECONDS: it died; POST resume/"
+    )
     url = serializers.URLField(help_text="this status endpoint")
     page_url = serializers.URLField(help_text="the organizer's page for the job")
     files = serializers.ListField(child=serializers.CharField(), help_text="the uploaded file names")
@@ -103,6 +106,7 @@ def _job_data(request: Request, job: ImportJob) -> dict[str, Any]:
         "id": job.pk,
         "kind": job.kind,
         "status": job.status,
+        "stalled": import_job_stalled(job),
         "url": request.build_absolute_uri(reverse("assess_api:import-job", args=[job.pk])),
         "page_url": request.build_absolute_uri(reverse("assess:job", args=[job.pk])),
         "files": [f["name"] for f in job.files],
@@ -266,3 +270,20 @@ class ImportJobDetailApi(APIView):
     def get(self, request: Request, job_id: int) -> Response:
         job = get_object_or_404(ImportJob, pk=job_id)
         return Response(ImportJobSerializer(_job_data(request, job)).data)
+
+
+class ImportJobResumeApi(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        request=None,
+        responses={202: ImportJobSerializer, 409: OpenApiResponse(description="the job is not stalled")},
+        description="Run again an import whose worker died (`stalled`); nothing of it had been stored.",
+    )
+    def post(self, request: Request, job_id: int) -> Response:
+        job = get_object_or_404(ImportJob, pk=job_id)
+        try:
+            import_job_resume(job=job)
+        except ImportJobInvalid as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        return Response(ImportJobSerializer(_job_data(request, job)).data, status=status.HTTP_202_ACCEPTED)

@@ -16,4 +16,5 @@ urlpatterns: list[URLPattern] = [
     path("imports/passages/", api.PassagesUploadApi.as_view(), name="upload-passages"),
     path("imports/runs/", api.RunsUploadApi.as_view(), name="upload-runs"),
     path("imports/<int:job_id>/", api.ImportJobDetailApi.as_view(), name="import-job"),
+    path("imports/<int:job_id>/resume/", api.ImportJobResumeApi.as_view(), name="import-job-resume"),
 ]

@@ -80,7 +80,7 @@ class CorpusFillForm(forms.Form):
     corpus_dir = forms.CharField(
         max_length=1024,
         label="Corpus directory on the server",
-        help_text="A directory of uncompressed msmarco_v2.1_doc_segmented_XX.json shards.",
+        help_text="A directory of msmarco_v2.1_doc_segmented_XX.json shards, plain or gzipped (.json.gz, as distributed).",
     )
 
     def clean_corpus_dir(self) -> str:

@@ -5,9 +5,7 @@ The task runs `assess.importers.jobs.import_job_execute`, which also keeps the j
 
 from __future__ import annotations
 
-import logging
 import shutil
-import threading
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,14 +14,18 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.core.files.uploadedfile import UploadedFile
-from django.db import connections, transaction
+from django.db import transaction
 from django.utils.text import get_valid_filename
 
-from assess.importers.jobs import ImportJobInvalid, import_job_execute, import_job_fail, import_job_progress_start
-from assess.models import ImportJob, ImportKind
+from assess.background import run_in_background
+from assess.importers.jobs import (
+    ImportJobInvalid,
+    heartbeats_kept,
+    import_job_progress_start,
+    import_job_stale_before,
+)
+from assess.models import ImportJob, ImportKind, ImportStatus
 from assess.tasks import import_job_run
-
-logger = logging.getLogger(__name__)
 
 UPLOADABLE_KINDS = (ImportKind.TOPICS, ImportKind.PASSAGES, ImportKind.RUNS)
 
@@ -58,8 +60,7 @@ def import_job_create(
                 created_by=user if isinstance(user, User) else None,
             )
             import_job_progress_start(job_id=job.pk, total=total)
-            job_id = job.pk
-            transaction.on_commit(lambda: import_job_enqueue(job_id=job_id))
+            import_job_enqueue(job_id=job.pk)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
@@ -82,20 +83,24 @@ def _store_uploads(folder: Path, uploaded_files: Sequence[UploadedFile]) -> tupl
 
 
 def import_job_enqueue(*, job_id: int) -> None:
-    """Hand the job to a Celery worker; in the embedded default (eager, no broker) run it in a thread so
-    that the upload request returns at once and its page can show the progress."""
-    eager = bool(import_job_run.app.conf.task_always_eager)
-    if eager and getattr(settings, "IMPORT_TASKS_IN_THREAD", True):
-        threading.Thread(target=_execute_in_thread, args=(job_id,), name=f"import-job-{job_id}", daemon=True).start()
-    else:
-        import_job_run.delay(job_id)
+    """Once committed, hand the job to a Celery worker (in a thread of this process only in the embedded
+    default, so that the upload request returns at once): `assess.background` decides."""
+    run_in_background(import_job_run, job_id)
 
 
-def _execute_in_thread(job_id: int) -> None:
-    try:
-        import_job_execute(job_id=job_id)
-    except Exception:
-        logger.exception("import job %s stopped", job_id)
-        import_job_fail(job_id=job_id, text="the import stopped unexpectedly")
-    finally:
-        connections.close_all()
+def import_job_resume(*, job: ImportJob) -> ImportJob:
+    """Run again a job whose worker died (`import_job_stalled`): nothing of it was stored (its transaction was
+    rolled back with its connection), and its uploads are still kept, so it starts again from its first line."""
+    resumed = ImportJob.objects.filter(
+        pk=job.pk, status=ImportStatus.RUNNING, heartbeat_at__lt=import_job_stale_before()
+    ).update(status=ImportStatus.PENDING)
+    job.refresh_from_db()
+    if not resumed or not heartbeats_kept():
+        raise ImportJobInvalid(
+            f"import #{job.pk} is {job.get_status_display().lower()} and its worker is alive: nothing to resume"
+            if job.status in (ImportStatus.PENDING, ImportStatus.RUNNING)
+            else f"import #{job.pk} has ended ({job.get_status_display().lower()}): nothing to resume"
+        )
+    import_job_progress_start(job_id=job.pk, total=job.total_bytes)
+    import_job_enqueue(job_id=job.pk)
+    return job

@@ -119,6 +119,27 @@ class Citation(models.Model):
         return f"{self.sentence_id}@{self.slot}"
 
 
+class Relevance(models.Model):
+    """A passage's topical relevance to a topic as one source graded it (the track's relevance qrels: NIST's
+    assessors, UMBRELA, ...), 0 (not relevant) to 3 (perfectly relevant). Topic and passage are kept as ids,
+    not keys: qrels grade far more passages than a platform loads (NIST's: 20,429 on 89 topics)."""
+
+    source = models.CharField(max_length=64)
+    topic_id = models.CharField(max_length=64)
+    passage_id = models.CharField(max_length=128)
+    grade = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "topic_id", "passage_id"], name="relevance_unique_grade"),
+            models.CheckConstraint(condition=models.Q(grade__lte=3), name="relevance_grade_0_to_3"),
+        ]
+        indexes = [models.Index(fields=["topic_id", "passage_id"], name="relevance_topic_passage_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.topic_id} {self.passage_id} {self.grade}"
+
+
 class ImportKind(models.TextChoices):
     TOPICS = "topics", "Topics"
     PASSAGES = "passages", "Passages"
@@ -147,6 +168,9 @@ class ImportJob(models.Model):
     created_by = models.ForeignKey("auth.User", null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last sign of life of the worker running the import (while it runs)."
+    )
 
     class Meta:
         ordering = ["-created_at"]

@@ -3,18 +3,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from assess import selectors
 from assess.auth import organizer_required
 from assess.forms import CorpusFillForm, UploadForm
-from assess.import_jobs import import_job_create
-from assess.importers.jobs import import_job_progress
+from assess.import_jobs import import_job_create, import_job_resume
+from assess.importers.jobs import ImportJobInvalid, import_job_progress, import_job_stalled
 from assess.models import ImportJob, ImportKind, ImportStatus
 
 MISSING_SHOWN = 200
@@ -53,8 +54,8 @@ def upload(request: HttpRequest) -> HttpResponse:
                 user=request.user,
             )
             return redirect("assess:job", job_id=job.pk)
-    else:
-        form = UploadForm(initial={"kind": request.GET.get("kind") or ImportKind.RUNS})
+        return render(request, "assess/upload.html", {"form": form}, status=400)
+    form = UploadForm(initial={"kind": request.GET.get("kind") or ImportKind.RUNS})
     return render(request, "assess/upload.html", {"form": form})
 
 
@@ -62,13 +63,28 @@ def upload(request: HttpRequest) -> HttpResponse:
 @organizer_required
 def job(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
     import_job = get_object_or_404(ImportJob.objects.select_related("created_by"), pk=job_id)
+    stalled = import_job_stalled(import_job)
     context = {
         "job": import_job,
         "progress": import_job_progress(import_job),
-        "running": import_job.status in (ImportStatus.PENDING, ImportStatus.RUNNING),
+        "running": import_job.status in (ImportStatus.PENDING, ImportStatus.RUNNING) and not stalled,
+        "stalled": stalled,
     }
     template = "assess/job.html#job-status" if request.htmx else "assess/job.html"
     return render(request, template, context)
+
+
+@require_POST
+@organizer_required
+def job_resume(request: HttpRequest, job_id: int) -> HttpResponse:
+    import_job = get_object_or_404(ImportJob, pk=job_id)
+    try:
+        import_job_resume(job=import_job)
+    except ImportJobInvalid as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"Import #{import_job.pk} resumed: it starts again from its first line.")
+    return redirect("assess:job", job_id=import_job.pk)
 
 
 LIST_PAGE_SIZE = 50

@@ -11,8 +11,9 @@ import multiprocessing
 import os
 
 wsgi_app = "config.wsgi:application"
-bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
-workers = int(os.environ.get("WEB_CONCURRENCY", 2 * multiprocessing.cpu_count()))
+# An empty variable counts as unset, as in config/settings.py (docker-compose.yml passes every one through).
+bind = os.environ.get("GUNICORN_BIND") or "0.0.0.0:8000"
+workers = int(os.environ.get("WEB_CONCURRENCY") or 2 * multiprocessing.cpu_count())
 worker_class = "sync"
 timeout = 120
 backlog = 2048

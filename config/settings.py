@@ -9,6 +9,7 @@ SECRET_KEY must be set. A variable set to the empty string counts as unset; a va
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -88,6 +89,9 @@ INSTALLED_APPS = [
     "judging.llm",
     "metrics",
     "metrics.study",
+    "metrics.humanbudget",
+    # Failed logins recorded and locked out (issue 17, point 4): its attempts and their reset are in the admin.
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -101,6 +105,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: turns a login refused because of a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -159,8 +165,20 @@ if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and env_bool("
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Django's model backend, with the session's user read in plain SQL (assess/auth.py).
-AUTHENTICATION_BACKENDS = ["assess.auth.ModelBackend"]
+# django-axes first: it refuses a locked-out username+address before any password is checked; then Django's
+# model backend, with the session's user read in plain SQL (assess/auth.py).
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "assess.auth.ModelBackend"]
+
+# Logins throttled (docs/operations.md, "Logins"): after LOGIN_FAILURE_LIMIT failures for one username from
+# one address, within LOGIN_COOLOFF_MINUTES of each other, that username is locked at that address for the
+# cool-off, on the login form and over HTTP Basic alike; an organizer can lift it in the admin at once.
+AXES_ENABLED = env_bool("AXES_ENABLED", default=True)
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "assess.auth.lockout_response"
+# The address is REMOTE_ADDR: behind a proxy that is the proxy's, and the lock is then in effect per username.
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -210,8 +228,18 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 
-# In the embedded default (no broker), an import runs in a thread of the web process so the request returns.
-IMPORT_TASKS_IN_THREAD = env_bool("IMPORT_TASKS_IN_THREAD", default=True)
+# Bounds on every imported file (assess/importers/lines.py), whichever way it comes in: its size on disk and
+# once decompressed, one line's length (read with a bound, never whole), and how far a .gz may expand.
+IMPORT_MAX_FILE_BYTES = env_int("IMPORT_MAX_FILE_MB", 4096) * 1024 * 1024
+IMPORT_MAX_LINE_BYTES = env_int("IMPORT_MAX_LINE_KB", 8192) * 1024
+IMPORT_MAX_GZIP_RATIO = env_int("IMPORT_MAX_GZIP_RATIO", 32)
+# Long work (imports, pre-labelling, a study's second judge) goes to the Celery workers whenever a broker is
+# configured. Only in the embedded default (tasks eager) does it run in a thread of the web process, so that the
+# request returns; false runs it inline (assess/background.py, docs/operations.md "Background work").
+BACKGROUND_IN_THREAD = env_bool("BACKGROUND_IN_THREAD", default=True)
+# An import whose worker has sent no heartbeat for this long is taken for dead: shown so, and resumable.
+IMPORT_HEARTBEAT_SECONDS = env_float("IMPORT_HEARTBEAT_SECONDS", 10.0)
+IMPORT_STALE_SECONDS = env_float("IMPORT_STALE_SECONDS", 120.0)
 
 # LLM pre-labelling (judging.llm). Keys and endpoints are read from the environment where they are used.
 LLM_CHUNK_SIZE = env_int("LLM_CHUNK_SIZE", 0)  # pairs per Celery task; 0: sized from the judge's concurrency
@@ -221,8 +249,6 @@ LLM_BACKOFF_CAP_SECONDS = env_float("LLM_BACKOFF_CAP_SECONDS", 60.0)
 LLM_REQUEST_TIMEOUT = env_float("LLM_REQUEST_TIMEOUT", 60.0)
 LLM_CLAIM_STALE_SECONDS = env_float("LLM_CLAIM_STALE_SECONDS", 900.0)
 LLM_BATCH_POLL_SECONDS = env_float("LLM_BATCH_POLL_SECONDS", 30.0)
-# In the embedded default (no broker), run a job in a thread of the web process so the request returns.
-LLM_TASKS_IN_THREAD = env_bool("LLM_TASKS_IN_THREAD", default=True)
 # Where the rate limits and concurrency slots live; empty: REDIS_URL, else this process's memory.
 LLM_RATE_LIMIT_STORAGE = env_str("LLM_RATE_LIMIT_STORAGE", "")
 
@@ -248,7 +274,8 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
+        # HTTP Basic that answers 429 with what to do when django-axes has locked the username out.
+        "assess.auth.LockoutAwareBasicAuthentication",
         # API clients and the load benchmark: a password hash per request (Basic) would dominate a small request.
         "rest_framework.authentication.TokenAuthentication",
     ],
@@ -259,6 +286,16 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
+    # Requests per client and minute (docs/operations.md): far above a person or one well-behaved script, low
+    # enough that a runaway or hostile client is slowed to 429s; counted in the cache (Redis when configured).
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_THROTTLE_ANON", "60/min"),
+        "user": env_str("API_THROTTLE_USER", "3000/min"),
+    },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "assess.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
@@ -268,6 +305,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Topics, passages, runs, campaigns, judgments, scores and agreement.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema and /api/docs/ are for signed-in users, as the API itself is.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # The Swagger UI's files from drf-spectacular-sidecar, not a CDN: the docs page works without the internet.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -4,6 +4,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 from django.urls import URLPattern, URLResolver, include, path
@@ -26,7 +27,8 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("", include("judging.api_urls")),
     path("", include("metrics.api_urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", ApiDocsView.as_view(url_name="api-schema"), name="api-docs"),
+    # Behind login like the API (SPECTACULAR_SETTINGS["SERVE_PERMISSIONS"]); a browser is sent to the login page.
+    path("docs/", login_required(ApiDocsView.as_view(url_name="api-schema")), name="api-docs"),
 ]
 
 urlpatterns = [

@@ -7,24 +7,62 @@ from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 
 from assess.models import Run, Topic
+from judging import selectors
 from judging.guidelines import DEFAULT_GUIDELINES
 from judging.models import NOT_JUDGED, Campaign, Condition, Judge, JudgeKind, Label
 
 
+class RunPickerSelect(forms.SelectMultiple):
+    """The run multi-select; each option carries its group and rank in the group (`run_ranks_in_group`), so the
+    picker's "top N per group" (static/js/picker.js) selects by the server's rule instead of a copy of it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.ranks: dict[int, tuple[str, int]] = {}
+
+    def create_option(self, name: str, value: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option: dict[str, Any] = super().create_option(name, value, *args, **kwargs)
+        pk = getattr(value, "value", value)
+        if pk in self.ranks:
+            group, rank = self.ranks[pk]
+            option["attrs"].update({"data-group": group, "data-rank": rank})
+        return option
+
+
+class TopicChoiceField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj: Any) -> str:
+        text = obj.text if len(obj.text) <= 90 else obj.text[:89] + "…"
+        return f"{obj.topic_id} · {text}" if text else str(obj.topic_id)
+
+
+GUIDELINES_HELP = (
+    "Markdown: ## headings, **bold**, *italics*, - lists, | tables |, [links](https://…). HTML is shown as text. "
+    "Empty: no guidelines. Assessors see them before their first pair, and on the g key."
+)
+
+
 class CampaignForm(forms.Form):
+    """A new campaign. Its runs are the chosen ones (or all), cut to the top N per group if asked: the one place
+    a campaign's run list is decided for the page (`cleaned_data["chosen_runs"]`)."""
+
     name = forms.CharField(max_length=128)
-    all_runs = forms.BooleanField(required=False, initial=True, label="All loaded runs")
+    all_runs = forms.BooleanField(required=False, initial=False, label="All loaded runs (ignores the list)")
     runs = forms.ModelMultipleChoiceField(
-        queryset=Run.objects.order_by("run_id"), required=False, widget=forms.SelectMultiple(attrs={"size": 8})
+        queryset=Run.objects.order_by("run_id"),
+        required=False,
+        widget=RunPickerSelect(attrs={"size": 10, "data-picker": "runs"}),
     )
     top_per_group = forms.IntegerField(
         min_value=1, required=False, label="Only the top N runs by priority per group (empty: no limit)"
     )
-    topics = forms.ModelMultipleChoiceField(
-        queryset=Topic.objects.order_by("topic_id"), widget=forms.SelectMultiple(attrs={"size": 8})
+    topics = TopicChoiceField(
+        queryset=Topic.objects.order_by("topic_id"),
+        widget=forms.SelectMultiple(attrs={"size": 10, "data-picker": "topics"}),
     )
     depth = forms.IntegerField(min_value=1, initial=1, label="Depth (citations judged per sentence)")
-    guidelines = forms.CharField(widget=forms.Textarea(attrs={"rows": 8}), initial=DEFAULT_GUIDELINES, required=False)
+    guidelines = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 8}), initial=DEFAULT_GUIDELINES, required=False, help_text=GUIDELINES_HELP
+    )
     post_edit_judge = forms.ModelChoiceField(
         queryset=Judge.objects.filter(kind=JudgeKind.LLM), required=False, label="LLM judge shown in post-editing"
     )
@@ -32,6 +70,13 @@ class CampaignForm(forms.Form):
     allow_missing_text = forms.BooleanField(
         required=False, label="Leave out pairs whose passage has no text (otherwise the build stops)"
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        runs = self.fields["runs"]
+        assert isinstance(runs, forms.ModelMultipleChoiceField)
+        assert isinstance(runs.widget, RunPickerSelect)
+        runs.widget.ranks = selectors.run_ranks_in_group(runs=Run.objects.only("pk", "run_id", "group", "priority"))
 
     def clean_name(self) -> str:
         name: str = self.cleaned_data["name"].strip()
@@ -41,8 +86,16 @@ class CampaignForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        if not data.get("all_runs") and not data.get("runs"):
+        if data.get("all_runs"):
+            runs = list(Run.objects.all())
+        elif data.get("runs"):
+            runs = list(data["runs"])
+        else:
             self.add_error("runs", "Choose runs, or tick 'All loaded runs'.")
+            return data
+        if data.get("top_per_group"):
+            runs = selectors.runs_top_per_group(runs=runs, n=data["top_per_group"])
+        data["chosen_runs"] = runs
         return data
 
 
@@ -51,6 +104,7 @@ class CampaignSettingsForm(forms.ModelForm):
         model = Campaign
         fields = ["guidelines", "post_edit_judge", "highlight_evidence"]
         widgets = {"guidelines": forms.Textarea(attrs={"rows": 8})}
+        help_texts = {"guidelines": GUIDELINES_HELP}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

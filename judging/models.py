@@ -186,6 +186,8 @@ class Judgment(models.Model):
             models.Index(fields=["judge", "pair"], name="judgment_judge_pair_idx"),
             models.Index(fields=["judge", "citation"], name="judgment_judge_citation_idx"),
             models.Index(fields=["assignment", "pair"], name="judgment_assignment_pair_idx"),
+            # An assessor's judgments of today and of the current working session, read with every card.
+            models.Index(fields=["judge", "created_at"], name="judgment_judge_created_idx"),
         ]
         constraints = [
             models.CheckConstraint(
@@ -213,3 +215,55 @@ class FlagReview(models.Model):
 
     def __str__(self) -> str:
         return f"flag of judgment {self.judgment_id}: resolved"
+
+
+class GuidelinesReading(models.Model):
+    """That an assessor read a campaign's guidelines (closed them after they were shown at the start), and which
+    text: guidelines changed since are shown again."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="guidelines_readings")
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    version = models.CharField(max_length=64, help_text="SHA-256 of the guidelines text read.")
+    read_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "assessor"], name="guidelinesreading_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assessor} read the guidelines of campaign {self.campaign_id}"
+
+
+class NistKeys(models.TextChoices):
+    """The two spellings of NIST's support files (DESIGN §7), and what `citationId` means in each."""
+
+    WEBASSESS = "sentenceId", "sentenceId / citationId (the Webassess file: citationId indexes the references)"
+    FINAL = "sentenceID", "sentenceID / citationID (the 2024-10-25 files: citationID is the citation's position)"
+
+
+class NistSentence(models.Model):
+    """What a NIST support file says of one sentence beside its citations' labels, kept so that the export
+    writes the file back as it came: the key spelling, `verification_worthy`, `citationsCombibed` (NIST's
+    spelling) and the citation list in NIST's order with NIST's `citationId`s. One row per label set source
+    (judge and condition) and sentence; a later import of the same source replaces it."""
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="nist_sentences")
+    condition = models.CharField(max_length=16, choices=Condition.choices, blank=True, default="")
+    sentence = models.ForeignKey("assess.Sentence", on_delete=models.CASCADE, related_name="+", db_index=False)
+    keys = models.CharField(max_length=10, choices=NistKeys.choices)
+    verification_worthy = models.CharField(max_length=2, blank=True, default="", help_text='"0" or "1"; "" absent')
+    citations_combined = models.CharField(
+        max_length=2, blank=True, default="", help_text='NIST\'s citationsCombibed: "-1", "0", "1" or "2"; "" absent'
+    )
+    citations = models.JSONField(
+        default=list, blank=True, help_text="[[citationId, passage id], ...] in the file's order"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["sentence", "judge", "condition"], name="nist_sentence_unique_source")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge_id}/{self.condition} on sentence {self.sentence_id}"

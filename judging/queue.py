@@ -104,8 +104,9 @@ _NEWEST_LLM_LABEL = (
 )
 
 
-def _next_pending(assignment: Assignment, *, card: bool) -> tuple[Any, ...] | None:
-    """The first pending pair of the queue: its id, or (`card`) the row `_card_from_row` reads; None if none."""
+def _next_pending(assignment: Assignment, *, card: bool, limit: int = 1) -> list[tuple[Any, ...]]:
+    """The first `limit` pending pairs of the queue, in order: their ids, or (`card`) the rows `_card_from_row`
+    reads. `limit=2` is the next pair and the one after it (the judging page holds that one in advance)."""
     where = [
         "cp.campaign_id = %s",
         "cp.topic_id = %s",
@@ -115,29 +116,34 @@ def _next_pending(assignment: Assignment, *, card: bool) -> tuple[Any, ...] | No
     judge_id = assignment.campaign.post_edit_judge_id if assignment.condition == Condition.POST_EDIT else None
     if assignment.condition == Condition.POST_EDIT:
         if judge_id is None:
-            return None  # every pair is held back
+            return []  # every pair is held back
         where.append("EXISTS (SELECT 1 FROM judging_judgment l WHERE l.judge_id = %s AND l.pair_id = cp.pair_id)")
         params.append(judge_id)
     order = "cp.position"
+    order_params: list[Any] = []
     sampled = sample_pairs(assignment=assignment)
     if sampled is not None:
         if not sampled:
-            return None
+            return []
         where.append(f"cp.pair_id IN ({', '.join(['%s'] * len(sampled))})")
         order = f"CASE cp.pair_id {' '.join(f'WHEN %s THEN {i}' for i in range(len(sampled)))} END, cp.pair_id"
-        params += [*sampled, *sampled]
-    # The pending pair first, then its card: joined before the LIMIT, every judged pair's card was read too.
-    sql = f"SELECT cp.* FROM judging_campaignpair cp WHERE {' AND '.join(where)} ORDER BY {order} LIMIT 1"
+        params += sampled
+        order_params = list(sampled)
+    # The pending pairs first, then their cards: joined before the LIMIT, every judged pair's card was read too.
+    sql = f"SELECT cp.* FROM judging_campaignpair cp WHERE {' AND '.join(where)} ORDER BY {order} LIMIT {int(limit)}"
+    params += order_params
     if card:
         select = _card_columns()
         if judge_id is not None:
             select += ", " + _NEWEST_LLM_LABEL
             params.insert(0, judge_id)
-        sql = f"SELECT {select} FROM ({sql}) cp{_CARD_JOINS}"
+        # The join does not keep the inner order: the same order again, on the inner rows (`cp.*`).
+        sql = f"SELECT {select} FROM ({sql}) cp{_CARD_JOINS} ORDER BY {order}"
+        params += order_params
     with connection.cursor() as cur:
         cur.execute(sql, params)
-        row: tuple[Any, ...] | None = cur.fetchone()
-    return row
+        rows: list[tuple[Any, ...]] = cur.fetchall()
+    return rows
 
 
 @dataclass(frozen=True)
@@ -178,7 +184,7 @@ def submission_context(*, assignment: Assignment, pair_id: int) -> SubmissionCon
 
 
 def assignment_has_pending(*, assignment: Assignment) -> bool:
-    return _next_pending(assignment, card=False) is not None
+    return bool(_next_pending(assignment, card=False))
 
 
 def assignment_held_back_count(*, assignment: Assignment) -> int:
@@ -303,6 +309,8 @@ class QueueState:
     held_back: int
     has_judgments: bool
     next_assignment: Assignment | None = None
+    # The state after the card on screen is answered, when it is known in advance (the judging page holds it).
+    following: QueueState | None = None
 
 
 @dataclass(frozen=True)
@@ -440,13 +448,43 @@ def _card_from_row(assignment: Assignment, row: tuple[Any, ...]) -> PairCard:
     return _card(assignment, cp, passage=passage, answer_id=answer_id, index=index, nth=0, shown=shown)
 
 
-def queue_state(*, assignment: Assignment) -> QueueState:
-    """The next pair to judge (resuming where the assessor was), with progress."""
-    row = _next_pending(assignment, card=True)
-    return _state(assignment, _card_from_row(assignment, row) if row is not None else None)
+def queue_state(*, assignment: Assignment, following: bool = False) -> QueueState:
+    """The next pair to judge (resuming where the assessor was), with progress; with `following`, also the card
+    of the pair after it (`QueueState.following`), read in the same query."""
+    rows = _next_pending(assignment, card=True, limit=2 if following else 1)
+    cards = [_card_from_row(assignment, row) for row in rows]
+    state = _state(assignment, cards[0] if cards else None)
+    if following and len(cards) > 1:
+        state.following = _following_state(state, cards[1], judged_now=True)
+    return state
 
 
-def back_state(*, assignment: Assignment, before: int | None = None) -> QueueState | None:
+def _following_state(state: QueueState, card: PairCard, *, judged_now: bool) -> QueueState:
+    """The state the page will be in once the card on screen is answered: `card` shown, one more pair done if the
+    card on screen is a pending pair (`judged_now`). Only for showing it in advance: the server's answer to
+    the submit says whether it is still the next pair."""
+    step = 1 if judged_now else 0
+    following = QueueState(
+        assignment=state.assignment,
+        card=card,
+        topic_progress=Progress(
+            min(state.topic_progress.done + step, state.topic_progress.total), state.topic_progress.total
+        ),
+        overall_progress=Progress(
+            min(state.overall_progress.done + step, state.overall_progress.total), state.overall_progress.total
+        ),
+        held_back=state.held_back,
+        has_judgments=True,
+    )
+    card.topic_progress, card.overall_progress, card.held_back = (
+        following.topic_progress,
+        following.overall_progress,
+        following.held_back,
+    )
+    return following
+
+
+def back_state(*, assignment: Assignment, before: int | None = None, following: bool = False) -> QueueState | None:
     """The card of the previously judged pair (before judgment `before`, if given), or None if there is none."""
     previous = Judgment.objects.filter(assignment_id=assignment.pk)
     if before is not None:
@@ -455,12 +493,13 @@ def back_state(*, assignment: Assignment, before: int | None = None) -> QueueSta
     judgment = previous.order_by("-pk").first()
     if judgment is None:
         return None
-    return judged_state(assignment=assignment, pair_id=judgment.pair_id)
+    return judged_state(assignment=assignment, pair_id=judgment.pair_id, following=following)
 
 
-def judged_state(*, assignment: Assignment, pair_id: int) -> QueueState | None:
+def judged_state(*, assignment: Assignment, pair_id: int, following: bool = False) -> QueueState | None:
     """The card of a pair this assignment has judged, to change the judgment (its newest one shown as the
-    previous answer), or None if the assignment has not judged it or it left the pool."""
+    previous answer), or None if the assignment has not judged it or it left the pool. With `following`, also
+    the card that comes once it is answered again: the queue's next pair."""
     rows = list(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=pair_id).order_by("-pk"))
     if not rows:
         return None
@@ -483,7 +522,12 @@ def judged_state(*, assignment: Assignment, pair_id: int) -> QueueState | None:
         shown=getattr(found, "llm_label", None) or "",
         back_of=rows[0],
     )
-    return _state(assignment, card)
+    state = _state(assignment, card)
+    if following:
+        pending = _next_pending(assignment, card=True)
+        if pending:
+            state.following = _following_state(state, _card_from_row(assignment, pending[0]), judged_now=False)
+    return state
 
 
 def _state(assignment: Assignment, card: PairCard | None) -> QueueState:

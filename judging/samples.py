@@ -1,9 +1,11 @@
-"""What an adjudication assignment re-judges: its topic's whole pool, or a sample of it.
+"""What an assignment judges: its topic's whole pool, or a sample of it.
 
-An adjudication assignment judges its topic's pool like any other assignment, unless it re-judges a *sample*:
-pairs of its topic that a feature above judging drew for blind re-judging (the disagreement study,
-`metrics.study`), in an order of the sample's own. Judging does not know how a sample is drawn or stored: that
-feature registers one `SampleSource` here from its `AppConfig.ready()`, and judging asks it in two places only:
+An assignment judges its topic's pool, unless it judges a *sample*: pairs of its topic that a feature above
+judging drew, in an order of the sample's own. Two features draw samples, each for one condition: the
+disagreement study (`metrics.study`) for blind re-judging (`adjudication`), and the human-budget sample
+(`metrics.humanbudget`) judged `from_scratch`. Judging does not know how a sample is drawn or stored: each
+feature registers one `SampleSource` for its condition here from its `AppConfig.ready()`, and judging asks it
+in two places only:
 
 - the queue (`judging.queue`) keeps such an assignment to the sample's pairs of its topic, in the sample's
   order, and counts its progress on them;
@@ -11,7 +13,7 @@ feature registers one `SampleSource` here from its `AppConfig.ready()`, and judg
   adjudication assignment that re-judges no sample yet is held to every sample of its campaign, since it may
   later be given one of them.
 
-With no source registered, no assignment re-judges a sample."""
+With no source registered for its condition, an assignment judges its topic's whole pool."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from django.db.models import OuterRef, Subquery
+from django.db.models.functions import Coalesce
 
 from judging.models import Assignment, Condition
 
@@ -45,38 +48,42 @@ class SampleSource(Protocol):
         """Every sample of the campaign, and the samples that each of these assignments re-judges."""
 
 
-_source: SampleSource | None = None
+_sources: dict[str, SampleSource] = {}  # condition -> the one feature that draws samples judged in it
 
 
-def samples_register(source: SampleSource) -> None:
-    global _source
-    _source = source
+def samples_register(source: SampleSource, *, condition: str = Condition.ADJUDICATION) -> None:
+    _sources[condition] = source
 
 
 def sample_pairs(*, assignment: Assignment) -> list[int] | None:
-    """The pairs of its topic that an adjudication assignment re-judges, in queue order; None for an assignment
-    that judges its topic's whole pool (every other one). One query, kept on the instance."""
-    if assignment.condition != Condition.ADJUDICATION or _source is None:
+    """The pairs of its topic that an assignment judges as a sample, in queue order; None for an assignment that
+    judges its topic's whole pool. One query, kept on the instance."""
+    source = _sources.get(assignment.condition)
+    if source is None:
         return None
     if not hasattr(assignment, "_sample_pairs"):
-        assignment._sample_pairs = _source.pairs(  # type: ignore[attr-defined]
+        assignment._sample_pairs = source.pairs(  # type: ignore[attr-defined]
             assignment_id=assignment.pk, topic_id=assignment.topic_id
         )
     return assignment._sample_pairs  # type: ignore[attr-defined, no-any-return]
 
 
-def sample_pair_count(*, assignment_id: OuterRef, topic_id: OuterRef) -> Subquery | None:
-    """For a queryset of assignments: the size of the sample each re-judges on its topic (NULL where it re-judges
-    none), or None when no feature draws samples."""
-    if _source is None:
+def sample_pair_count(*, assignment_id: OuterRef, topic_id: OuterRef) -> Coalesce | Subquery | None:
+    """For a queryset of assignments: the size of the sample each judges on its topic (NULL where it judges
+    none), or None when no feature draws samples. An assignment belongs to one source's samples at most (each
+    source links only assignments of its own condition)."""
+    counts = [source.pair_count(assignment_id=assignment_id, topic_id=topic_id) for source in _sources.values()]
+    if not counts:
         return None
-    return _source.pair_count(assignment_id=assignment_id, topic_id=topic_id)
+    return counts[0] if len(counts) == 1 else Coalesce(*counts)
 
 
 def campaign_samples(
     *, campaign_id: int, assignment_ids: Iterable[int] = ()
 ) -> tuple[list[SampleJudges], dict[int, list[SampleJudges]]]:
-    """Every sample of the campaign, and those that each of `assignment_ids` re-judges."""
-    if _source is None:
+    """Every sample of the campaign whose judges an adjudicator must be independent of, and those that each of
+    `assignment_ids` re-judges (adjudication samples only: a from-scratch sample holds no one independent)."""
+    source = _sources.get(Condition.ADJUDICATION)
+    if source is None:
         return [], {}
-    return _source.judges(campaign_id=campaign_id, assignment_ids=assignment_ids)
+    return source.judges(campaign_id=campaign_id, assignment_ids=assignment_ids)

@@ -16,12 +16,28 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
-from django.db.models.functions import Coalesce, TruncHour
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    FloatField,
+    IntegerField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce, Floor, TruncHour
 
+from assess.importers.fields import group_of_run_id
 from assess.models import Run, Topic
 from assess.sql import columns, fields_of, from_row
-from judging.models import Assignment, Campaign, Judgment
+from judging.guidelines import guidelines_version
+from judging.models import Assignment, Campaign, CampaignPair, GuidelinesReading, Judgment
 from judging.queue import LABEL_NAMES, assignments_with_progress
 
 
@@ -112,27 +128,76 @@ def assessor_judgments(*, user: AbstractBaseUser) -> QuerySet[Judgment]:
     return Judgment.objects.filter(judge__user_id=user.pk).select_related("assignment", "pair__passage").order_by("-pk")
 
 
+def guidelines_unread(*, campaign: Campaign, user: AbstractBaseUser) -> bool:
+    """Whether the campaign's guidelines, as they stand, are to be shown to this assessor at the start: they
+    have not closed them yet, or the guidelines changed since."""
+    if not campaign.guidelines.strip():
+        return False
+    version = guidelines_version(campaign.guidelines)
+    return not GuidelinesReading.objects.filter(campaign_id=campaign.pk, assessor_id=user.pk, version=version).exists()
+
+
 # --- campaigns (organizers) -----------------------------------------------------------------------
 
 
-def runs_top_per_group(*, runs: Iterable[Run], n: int) -> list[Run]:
-    """The `n` highest-priority runs of each group (priority 1 first; runs without a priority last)."""
+def run_group(run: Run) -> str:
+    """A run's group (team): its `group`, else what its id names before the first '.' (TREC's `group.run`),
+    else the run on its own."""
+    return run.group or group_of_run_id(run.run_id) or run.run_id
+
+
+def run_ranks_in_group(*, runs: Iterable[Run]) -> dict[int, tuple[str, int]]:
+    """Each run's (group, rank within its group): rank 1 is the group's highest priority (priority 1 first; runs
+    without a priority last; then by run id). The one home of "the top N runs per group"."""
     by_group: dict[str, list[Run]] = {}
     for run in runs:
-        by_group.setdefault(run.group, []).append(run)
-    chosen: list[Run] = []
-    for group_runs in by_group.values():
+        by_group.setdefault(run_group(run), []).append(run)
+    ranks: dict[int, tuple[str, int]] = {}
+    for group, group_runs in by_group.items():
         group_runs.sort(key=lambda r: (r.priority is None, r.priority or 0, r.run_id))
-        chosen.extend(group_runs[:n])
-    return sorted(chosen, key=lambda r: r.run_id)
+        for k, run in enumerate(group_runs, start=1):
+            ranks[run.pk] = (group, k)
+    return ranks
+
+
+def runs_top_per_group(*, runs: Iterable[Run], n: int) -> list[Run]:
+    """The `n` highest-priority runs of each group (`run_ranks_in_group`), by run id."""
+    runs = list(runs)
+    ranks = run_ranks_in_group(runs=runs)
+    return sorted((r for r in runs if ranks[r.pk][1] <= n), key=lambda r: r.run_id)
+
+
+def _count_of(qs: QuerySet[Any], key: str, counted: str = "pk", *, distinct: bool = False) -> Coalesce:
+    rows = qs.order_by().values(key).annotate(n=Count(counted, distinct=distinct)).values("n")
+    return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
 
 
 def campaign_list() -> QuerySet[Campaign]:
-    return Campaign.objects.select_related("post_edit_judge").annotate(
-        n_runs=Count("runs", distinct=True),
-        n_topics=Count("topics", distinct=True),
-        n_assignments=Count("assignments", distinct=True),
+    """The campaigns with their progress, in one query (a subquery per figure, so no join multiplies another):
+    `n_runs`, `n_topics`, `n_pairs` (the pool's pairs), `n_judged` (pool pairs that an assignment of the
+    campaign on their topic has judged, "cannot judge" included: the queue's notion of done), `percent_done`
+    (of the pairs, rounded down to 0.1, None for an empty pool), `n_assessors`, `n_assignments` and
+    `last_judged` (the newest judgment made in the campaign's assignments)."""
+    pk = OuterRef("pk")
+    pairs = CampaignPair.objects.filter(campaign_id=pk)
+    judged_here = Judgment.objects.filter(
+        assignment__campaign_id=OuterRef("campaign_id"),
+        assignment__topic_id=OuterRef("topic_id"),
+        pair_id=OuterRef("pair_id"),
     )
+    assignments = Assignment.objects.filter(campaign_id=pk)
+    newest = Judgment.objects.filter(assignment__campaign_id=pk).order_by().values("assignment__campaign_id")
+    qs = Campaign.objects.select_related("post_edit_judge").annotate(
+        n_runs=_count_of(Campaign.runs.through.objects.filter(campaign_id=pk), "campaign_id"),
+        n_topics=_count_of(Campaign.topics.through.objects.filter(campaign_id=pk), "campaign_id"),
+        n_pairs=_count_of(pairs, "campaign_id"),
+        n_judged=_count_of(pairs.filter(Exists(judged_here)), "campaign_id"),
+        n_assessors=_count_of(assignments, "campaign_id", "assessor_id", distinct=True),
+        n_assignments=_count_of(assignments, "campaign_id"),
+        last_judged=Subquery(newest.annotate(t=Max("created_at")).values("t")),
+    )
+    share = Floor(Value(1000.0) * F("n_judged") / F("n_pairs")) / Value(10.0)
+    return qs.annotate(percent_done=Case(When(n_pairs=0, then=None), default=share, output_field=FloatField()))
 
 
 def campaign_get(*, campaign_id: int) -> Campaign | None:

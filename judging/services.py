@@ -15,7 +15,7 @@ from django.utils import timezone
 from assess.models import Citation, Run, Sentence, Topic
 from assess.services import tables_analyze
 from judging import blindness, queue
-from judging.guidelines import DEFAULT_GUIDELINES
+from judging.guidelines import DEFAULT_GUIDELINES, guidelines_version
 from judging.models import (
     NOT_JUDGED,
     Assignment,
@@ -24,6 +24,7 @@ from judging.models import (
     CampaignPair,
     Condition,
     FlagReview,
+    GuidelinesReading,
     Judge,
     JudgeKind,
     Judgment,
@@ -405,10 +406,11 @@ def judgment_submit_and_next(
     flagged: bool = False,
     comment: str = "",
     not_judged_reason: str = "",
+    following: bool = False,
 ) -> tuple[SubmitResult, QueueState]:
-    """Store one judgment (once per token, as `judgment_submit`) and return the queue's next state; the next pair
-    is read once and also decides the assignment's status. The judging page, its htmx keystroke and the API's
-    submit all come here."""
+    """Store one judgment (once per token, as `judgment_submit`) and return the queue's next state (with
+    `following`, also the pair after it, which the judging page holds in advance); the next pair is read once and
+    also decides the assignment's status. The judging page's keystroke and the API's submit both come here."""
     result = _judgment_store(
         assignment=assignment,
         pair_id=pair_id,
@@ -419,7 +421,7 @@ def judgment_submit_and_next(
         comment=comment,
         not_judged_reason=not_judged_reason,
     )
-    state = queue.queue_state(assignment=assignment)
+    state = queue.queue_state(assignment=assignment, following=following)
     _assignment_status_set(assignment, queue.status_of(has_pending=state.card is not None, held_back=state.held_back))
     return result, state
 
@@ -490,6 +492,17 @@ def campaign_update(
     campaign.highlight_evidence = highlight_evidence
     campaign.save(update_fields=["guidelines", "post_edit_judge", "highlight_evidence"])
     return campaign
+
+
+def guidelines_read(*, campaign: Campaign, assessor: User) -> GuidelinesReading:
+    """Record that the assessor read the campaign's guidelines as they stand now (they are not shown again at
+    the start until they change)."""
+    reading, _ = GuidelinesReading.objects.update_or_create(
+        campaign=campaign,
+        assessor=assessor,
+        defaults={"version": guidelines_version(campaign.guidelines), "read_at": timezone.now()},
+    )
+    return reading
 
 
 def flag_resolve(*, judgment: Judgment, resolved_by: User, note: str = "") -> FlagReview:

@@ -14,6 +14,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("judge/<int:assignment_id>/back/", views.back, name="back"),
     path("judge/<int:assignment_id>/judged/", views.judged, name="judged"),
     path("judge/<int:assignment_id>/judged/<int:pair_id>/", views.judged_pair, name="judged_pair"),
+    path("judge/<int:assignment_id>/guidelines-read/", views.guidelines_read, name="guidelines_read"),
     # organizers
     path("organize/campaigns/", views.campaigns, name="campaigns"),
     path("organize/campaigns/<int:campaign_id>/", views.campaign, name="campaign"),

@@ -11,13 +11,13 @@ from django.contrib.auth.models import User
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from assess.auth import organizer_required
-from assess.models import Run
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation, blindness_violations
 from judging.csvsafe import csv_safe_cell
@@ -31,8 +31,10 @@ from judging.forms import (
     CampaignSettingsForm,
     SubmitForm,
 )
+from judging.guidelines import guidelines_html
 from judging.highlight import highlight_evidence
 from judging.models import Assignment, Campaign, Label
+from judging.session import assessor_session_figures
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -70,8 +72,12 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "judging/queue.html", {"assignments": assignments, "current": current, "overall": overall})
 
 
-def judge_context(state: queue.QueueState) -> dict[str, Any]:
+def judge_context(
+    state: queue.QueueState, request: HttpRequest | None = None, *, session: Any = None
+) -> dict[str, Any]:
     card = state.card
+    if session is None:
+        session = assessor_session_figures(user=state.assignment.assessor)
     passage_html = None
     if card is not None and state.assignment.campaign.highlight_evidence:
         passage_html = highlight_evidence(card.passage.text, card.sentence_text)
@@ -89,6 +95,14 @@ def judge_context(state: queue.QueueState) -> dict[str, Any]:
         "judged_url": reverse("judging:judged", args=[pk]),
         "label_keys": LABEL_KEYS,
         "cannot_judge_reasons": CANNOT_JUDGE_REASONS,
+        # Read once per request: the held card shows them as of now (the server's answer brings them fresh).
+        "session": session,
+        # The card after this one, held by the page so that a keystroke shows it at once (docs/judging.md).
+        "following_html": (
+            render_to_string("judging/judge.html#pair-card", judge_context(state.following, session=session), request)
+            if state.following is not None
+            else ""
+        ),
     }
 
 
@@ -109,8 +123,28 @@ def _answer_html(card: queue.PairCard) -> str:
 
 
 def _render_state(request: HtmxHttpRequest, state: queue.QueueState, *, status: int = 200) -> HttpResponse:
-    template = "judging/judge.html#pair-card" if request.htmx else "judging/judge.html"
-    return render(request, template, judge_context(state), status=status)
+    if request.htmx:
+        return render(request, "judging/judge.html#pair-card", judge_context(state, request), status=status)
+    campaign = state.assignment.campaign
+    context = {
+        **judge_context(state, request),
+        "guidelines_html": guidelines_html(campaign.guidelines),
+        "guidelines_unread": selectors.guidelines_unread(campaign=campaign, user=request.user),  # type: ignore[arg-type]
+        "guidelines_read_url": reverse("judging:guidelines_read", args=[state.assignment.pk]),
+    }
+    return render(request, "judging/judge.html", context, status=status)
+
+
+@login_required
+@require_POST
+def guidelines_read(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
+    """The assessor closed the guidelines shown at the start: they are not shown at the start again (until
+    they change). Without JavaScript the overlay's button posts here and comes back to the card."""
+    assignment = _own_assignment(request, assignment_id)
+    services.guidelines_read(campaign=assignment.campaign, assessor=request.user)  # type: ignore[arg-type]
+    if request.htmx:
+        return HttpResponse(status=204)
+    return redirect("judging:judge", assignment_id=assignment.pk)
 
 
 @login_required
@@ -118,7 +152,7 @@ def _render_state(request: HtmxHttpRequest, state: queue.QueueState, *, status: 
 def judge(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The judging page: resumes at the first pair this assignment has not judged."""
     assignment = _own_assignment(request, assignment_id)
-    return _render_state(request, queue.queue_state(assignment=assignment))
+    return _render_state(request, queue.queue_state(assignment=assignment, following=True))
 
 
 @login_required
@@ -140,6 +174,7 @@ def submit(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
             flagged=data["flagged"],
             comment=data["comment"],
             not_judged_reason=data["not_judged_reason"],
+            following=True,
         )
     except services.SubmissionRejected as exc:
         return HttpResponse(f"Not saved: {exc}", status=409, content_type="text/plain")
@@ -154,9 +189,11 @@ def back(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The previous pair, to change its judgment (the change is a new judgment row)."""
     assignment = _own_assignment(request, assignment_id)
     before = request.GET.get("before")
-    state = queue.back_state(assignment=assignment, before=int(before) if before and before.isdigit() else None)
+    state = queue.back_state(
+        assignment=assignment, before=int(before) if before and before.isdigit() else None, following=True
+    )
     if state is None:
-        state = queue.queue_state(assignment=assignment)
+        state = queue.queue_state(assignment=assignment, following=True)
     return _render_state(request, state)
 
 
@@ -178,7 +215,7 @@ def judged(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
 def judged_pair(request: HtmxHttpRequest, assignment_id: int, pair_id: int) -> HttpResponse:
     """One of the assessor's judged pairs, on the judging page, to change the answer (a new judgment)."""
     assignment = _own_assignment(request, assignment_id)
-    state = queue.judged_state(assignment=assignment, pair_id=pair_id)
+    state = queue.judged_state(assignment=assignment, pair_id=pair_id, following=True)
     if state is None:
         raise Http404("You have not judged this pair in this topic")
     return _render_state(request, state)
@@ -193,12 +230,9 @@ def campaigns(request: HttpRequest) -> HttpResponse:
     form = CampaignForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        runs = list(Run.objects.all()) if data["all_runs"] else list(data["runs"])
-        if data["top_per_group"]:
-            runs = selectors.runs_top_per_group(runs=runs, n=data["top_per_group"])
         campaign = services.campaign_create(
             name=data["name"],
-            runs=runs,
+            runs=data["chosen_runs"],
             topics=data["topics"],
             depth=data["depth"],
             guidelines=data["guidelines"],
@@ -246,6 +280,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 campaign=campaign, initial={"assessor": User.objects.filter(is_staff=False).first()}
             ),
             "settings_form": CampaignSettingsForm(instance=campaign),
+            "guidelines_html": guidelines_html(campaign.guidelines),
             "build_form": BuildForm(),
         },
     )

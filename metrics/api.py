@@ -23,8 +23,9 @@ from rest_framework.views import APIView
 
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.qrels import QRELS_LEVEL_HELP, QrelsLevel
+from judging.exchange.selectors import NistKeyChoice
 from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_describe, label_set_get
-from judging.scope import EVERY_CITATION, MAX_DEPTH, Scope, scope_for
+from judging.scope import EVERY_CITATION, MAX_DEPTH, RELEVANCE_HELP, Scope, relevance_filter_parse, scope_for
 from metrics.exports import scores_csv, topic_scores_csv
 from metrics.reports import agreement_report, depth_unit, scores_report, topic_scores_report
 from metrics.scores import LABELS
@@ -51,6 +52,7 @@ class ScopeInputSerializer(serializers.Serializer[dict[str, Any]]):
     topics = serializers.CharField(
         required=False, allow_blank=True, max_length=100_000, help_text="comma-separated topic ids"
     )
+    relevance = serializers.CharField(required=False, allow_blank=True, max_length=80, help_text=RELEVANCE_HELP)
 
 
 class ScoresInputSerializer(ScopeInputSerializer):
@@ -89,6 +91,11 @@ class ExportInputSerializer(ScopeInputSerializer):
     labels = serializers.ListField(child=LabelSetField(), required=False)
     level = serializers.ChoiceField(
         choices=QrelsLevel.CHOICES, default=QrelsLevel.SENTENCE, help_text="qrels only: " + QRELS_LEVEL_HELP
+    )
+    nist_keys = serializers.ChoiceField(
+        choices=NistKeyChoice.CHOICES,
+        default=NistKeyChoice.SOURCE,
+        help_text="nist only: each answer's source spelling, or sentenceId (Webassess) / sentenceID (2024-10-25)",
     )
 
 
@@ -234,7 +241,8 @@ class DisagreementsOutputSerializer(serializers.Serializer[dict[str, Any]]):
 def _scope(data: dict[str, Any], *, default_depth: int | None = None) -> Scope:
     topics = [t.strip() for t in data["topics"].split(",") if t.strip()] if data.get("topics") else None
     depth = data.get("depth", default_depth)
-    return scope_for(campaign=data.get("campaign") or None, depth=depth, topics=topics)
+    relevance = relevance_filter_parse(data["relevance"]) if data.get("relevance") else None
+    return scope_for(campaign=data.get("campaign") or None, depth=depth, topics=topics, relevance=relevance)
 
 
 def _query(request: Request, serializer_class: type[serializers.Serializer[dict[str, Any]]]) -> dict[str, Any]:
@@ -280,7 +288,8 @@ class ScoresApi(APIView):
             buffer = io.StringIO()
             scores_csv(buffer, [report], intervals=data["resamples"] > 0)
             return HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-        return Response(report.as_dict())
+        # The relevance filter narrows the citations every figure is computed over: named beside the unit.
+        return Response({**report.as_dict(), "relevance": data.get("relevance") or None})
 
     def _per_topic(self, data: dict[str, Any]) -> Response | HttpResponse:
         try:
@@ -388,6 +397,7 @@ class JudgmentsExportApi(APIView):
                 scope=_scope(data, default_depth=EVERY_CITATION),
                 label_sets=data.get("labels") or None,
                 qrels_level=data["level"],
+                nist_keys=data["nist_keys"],
             )
         except ValueError as exc:
             return _bad_request(exc)

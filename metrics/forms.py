@@ -4,6 +4,7 @@ from typing import Any
 
 from django import forms
 
+from assess.models import Relevance
 from judging.labels import LabelSetError, label_set_get, label_sets_available
 from judging.models import Campaign
 from judging.scope import MAX_DEPTH
@@ -26,11 +27,21 @@ class MetricsFilterForm(forms.Form):
         required=False,
         help_text="Citations per sentence; 0 = all; empty = the campaign's (or 1: first citations, the paper's unit).",
     )
+    relevance = forms.ChoiceField(
+        required=False,
+        label="Passages",
+        help_text="Only citations of passages a qrels source graded at least this relevant to the topic.",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         campaigns = list(Campaign.objects.order_by("name").values_list("name", flat=True))
         self.fields["campaign"].choices = [("", "all loaded"), *((c, c) for c in campaigns)]  # type: ignore[attr-defined]
+        sources = Relevance.objects.order_by("source").values_list("source", flat=True).distinct()
+        self.fields["relevance"].choices = [  # type: ignore[attr-defined]
+            ("", "every passage"),
+            *((f"{source}:{grade}", f"{source} relevance ≥ {grade}") for source in sources for grade in (1, 2, 3)),
+        ]
         sets = [("", "default"), *label_set_choices()]
         for name in ("a", "b"):
             chosen = self.data.get(name) if self.is_bound else None

@@ -21,7 +21,7 @@ from django.db.models import Count, Max, Value
 from django.db.models.functions import Coalesce
 
 from assess.arrays import int_columns
-from assess.models import Answer, Citation, Passage, Run, Sentence
+from assess.models import Answer, Citation, Passage, Relevance, Run, Sentence
 from judging.labels import LABEL_CODE, NO_LABEL, CitationLabels, LabelSet, citation_labels
 from judging.models import NOT_JUDGED, Judgment, JudgmentOrigin
 from judging.scope import Scope
@@ -31,9 +31,11 @@ CACHE_SECONDS = 3600
 
 
 def material_version() -> str:
-    """Changes when runs are loaded or replaced (new citations) or removed (fewer answers)."""
+    """Changes when runs are loaded or replaced (new citations) or removed (fewer answers), or relevance
+    grades are imported (a scope's relevance filter reads them)."""
     citations = Citation.objects.aggregate(m=Max("pk"))["m"]
-    return f"{citations}:{Answer.objects.count()}"
+    relevance = Relevance.objects.aggregate(m=Max("pk"), n=Count("pk"))
+    return f"{citations}:{Answer.objects.count()}:{relevance['m']}:{relevance['n']}"
 
 
 def data_version() -> str:

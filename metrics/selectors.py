@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from assess.models import Citation
+from assess.models import Citation, Relevance
 from judging.labels import LabelSet, label_sets_available
 from judging.models import Campaign, Judge
 from judging.scope import Scope
@@ -92,6 +92,15 @@ def topics_labelled_by(scope: Scope, label_sets: list[LabelSet]) -> list[str]:
     return sorted({t for s in label_sets for t in labelled_topics(material, labels_get(s, material))})
 
 
+def table_3_scope(scope: Scope, label_sets: list[LabelSet]) -> Scope:
+    """The scope Table 3 counts in: narrowed to the topics the sets label, as the scores and agreement are (a
+    loaded topic none of them judged would only add its citations to every set's "not labelled")."""
+    topics = topics_labelled_by(scope, label_sets)
+    if topics and len(topics) < scope_summary(scope)["topics"]:
+        return scope.narrowed(topic_ids=topics)
+    return scope
+
+
 def scope_summary(scope: Scope) -> dict[str, Any]:
     """How many topics, runs and citations (at the depth) the scope holds."""
     return material_summary(material_get(scope), depth_unit(scope.depth))
@@ -136,6 +145,7 @@ class Disagreement:
     direct_a: bool
     direct_b: bool
     runs: tuple[str, ...]  # every run in which this same pair has these two labels
+    relevance: tuple[tuple[str, int], ...] = ()  # (source, grade 0-3) of the passage for the topic, by source
 
 
 def disagreement_groups(
@@ -190,9 +200,10 @@ def disagreements_load(groups: list[DisagreementGroup]) -> list[Disagreement]:
     citations = {
         c.pk: c for c in Citation.objects.filter(pk__in=wanted).select_related("sentence__answer__run", "passage")
     }
+    grades = relevance_grades({(g.topic_id, c.passage.passage_id) for g in groups for c in _cited(g, citations)})
     result = []
     for group in groups:
-        cites = [citations[c] for c in group.citation_ids if c in citations]
+        cites = _cited(group, citations)
         if not cites:
             continue
         first = cites[0]
@@ -210,9 +221,30 @@ def disagreements_load(groups: list[DisagreementGroup]) -> list[Disagreement]:
                 direct_a=group.direct_a,
                 direct_b=group.direct_b,
                 runs=tuple(c.sentence.answer.run.run_id for c in cites),
+                relevance=grades.get((group.topic_id, first.passage.passage_id), ()),
             )
         )
     return result
+
+
+def _cited(group: DisagreementGroup, citations: dict[int, Citation]) -> list[Citation]:
+    return [citations[c] for c in group.citation_ids if c in citations]
+
+
+def relevance_grades(pairs: set[tuple[str, str]]) -> dict[tuple[str, str], tuple[tuple[str, int], ...]]:
+    """(topic id, passage id) -> ((source, grade), ...) sorted by source, for the given pairs: a passage's
+    topical relevance (the imported qrels) to show beside its support."""
+    found: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    if not pairs:
+        return {}
+    topics = {t for t, _ in pairs}
+    passages = {p for _, p in pairs}
+    for source, topic_id, passage_id, grade in Relevance.objects.filter(
+        topic_id__in=topics, passage_id__in=passages
+    ).values_list("source", "topic_id", "passage_id", "grade"):
+        if (topic_id, passage_id) in pairs:
+            found.setdefault((topic_id, passage_id), []).append((source, grade))
+    return {key: tuple(sorted(value)) for key, value in found.items()}
 
 
 def disagreements(*, a: LabelSet, b: LabelSet, scope: Scope, topic_id: str) -> list[Disagreement]:

@@ -14,6 +14,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("metrics/export/scores.csv", views.export_scores, name="export-scores"),
     path("metrics/export/topic-scores.csv", views.export_topic_scores, name="export-topic-scores"),
     path("metrics/export/agreement.json", views.export_agreement, name="export-agreement"),
+    path("metrics/figures/<str:name>.<str:fmt>", views.paper_figure, name="figure"),
     path("metrics/import/", exchange_views.upload, name="upload"),
     path("", include("metrics.study.urls")),
+    path("", include("metrics.humanbudget.urls")),
 ]

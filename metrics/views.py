@@ -19,11 +19,14 @@ from assess.auth import organizer_required
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.forms import JudgmentUploadForm
 from judging.exchange.qrels import QrelsLevel
+from judging.exchange.selectors import NistKeyChoice
 from judging.labels import LabelSet, LabelSetKind, label_set_describe, label_set_get, label_sets_available
 from judging.models import Campaign, Condition, JudgeKind
-from judging.scope import EVERY_CITATION, Scope, scope_for
+from judging.scope import EVERY_CITATION, Scope, relevance_filter_parse, scope_for
 from metrics import plots
 from metrics.exports import agreement_json, scores_csv, topic_scores_csv
+from metrics.figure_data import FIGURES, figure_make, file_stem
+from metrics.figures import FORMATS, figure_bytes
 from metrics.forms import MetricsFilterForm
 from metrics.reports import ScoreRow, agreement_report, depth_unit, scores_report, topic_scores_report
 from metrics.scores import LABELS
@@ -33,8 +36,10 @@ from metrics.selectors import (
     disagreements_load,
     scope_summary,
     support_stats,
-    topics_labelled_by,
+    table_3_scope,
 )
+from metrics.study import selectors as study_selectors
+from metrics.study.models import Study
 
 SORTABLE = {
     "run_id": lambda r: r["run_id"],
@@ -54,12 +59,19 @@ class Choice:
     b: str
     depth: int | None
     default: str = ""  # why these sets, when the organizer did not choose them
+    relevance: str = ""  # SOURCE:MIN, or "" for every passage
 
     def scope(self) -> Scope:
-        return scope_for(campaign=self.campaign or None, depth=self.depth)
+        relevance = relevance_filter_parse(self.relevance) if self.relevance else None
+        return scope_for(campaign=self.campaign or None, depth=self.depth, relevance=relevance)
 
     def sets(self) -> tuple[LabelSet, LabelSet]:
         return label_set_get(self.a), label_set_get(self.b)
+
+    @property
+    def relevance_words(self) -> str:
+        source, _, grade = self.relevance.rpartition(":")
+        return f"only citations of passages that {source} graded at least {grade} of 3 for the topic" if source else ""
 
     def query(self, **extra: Any) -> str:
         values = {
@@ -67,6 +79,7 @@ class Choice:
             "a": self.a,
             "b": self.b,
             "depth": "" if self.depth is None else self.depth,
+            "relevance": self.relevance,
             **extra,
         }
         return urlencode({k: v for k, v in values.items() if v not in ("", None)})
@@ -125,7 +138,12 @@ def _choice(request: HttpRequest) -> tuple[Choice, MetricsFilterForm]:
     if not a or not b:
         campaign, default_a, default_b, why = _default_sets(campaign)
         a, b = a or default_a, b or default_b
-    return Choice(campaign=campaign, a=a, b=b, depth=data.get("depth"), default=why), form
+    return (
+        Choice(
+            campaign=campaign, a=a, b=b, depth=data.get("depth"), default=why, relevance=data.get("relevance") or ""
+        ),
+        form,
+    )
 
 
 def _score_rows(rows_a: list[ScoreRow], rows_b: list[ScoreRow], sort: str, descending: bool) -> list[dict[str, Any]]:
@@ -156,11 +174,9 @@ def _cells(r: ScoreRow) -> dict[str, str]:
 
 
 def _table_3(scope: Scope, set_a: LabelSet, set_b: LabelSet) -> dict[str, Any]:
-    """Table 3 over the topics A or B labels: the scores and agreement are over those, and a loaded topic
-    neither judged would only add its citations to every set's "not labelled"."""
-    topics = topics_labelled_by(scope, [set_a, set_b])
+    """Table 3 over the topics A or B labels (`table_3_scope`)."""
+    table_scope = table_3_scope(scope, [set_a, set_b])
     whole = scope_summary(scope)
-    table_scope = scope.narrowed(topic_ids=topics) if topics and len(topics) < whole["topics"] else scope
     return {
         "stats": support_stats(table_scope),
         "table_scope": scope_summary(table_scope) if table_scope is not scope else whole,
@@ -190,6 +206,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     labels = agreement["labels"]
     runs, topics = agreement["runs"], agreement["topic_means"]
     name_a, name_b = agreement["a"], agreement["b"]
+    studies = _studies(choice)
     context.update(
         {
             "report_a": report_a,
@@ -239,6 +256,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
                 for t, counts in agreement["per_topic"].items()
             ],
             "query": choice.query(),
+            "figure_studies": studies,
+            "figure_links": _figure_links(choice, studies),
         }
     )
     template = "metrics/dashboard.html#report" if getattr(request, "htmx", False) else "metrics/dashboard.html"
@@ -332,7 +351,14 @@ def export_judgments(request: HttpRequest, fmt: str) -> HttpResponse:
     try:
         scope = scope_for(campaign=choice.campaign or None, depth=choice.depth or EVERY_CITATION)
         sets = [label_set_get(spec) for spec in request.GET.getlist("labels")] or list(choice.sets())
-        judgments_export(buffer, fmt=fmt, scope=scope, label_sets=sets, qrels_level=level)
+        judgments_export(
+            buffer,
+            fmt=fmt,
+            scope=scope,
+            label_sets=sets,
+            qrels_level=level,
+            nist_keys=request.GET.get("nist_keys") or NistKeyChoice.SOURCE,
+        )
     except ValueError as exc:
         return _refused(str(exc))
     extension, content_type = {
@@ -393,3 +419,61 @@ def export_agreement(request: HttpRequest) -> HttpResponse:
     buffer = io.StringIO()
     agreement_json(buffer, report)
     return _download(buffer, "application/json", "agreement.json")
+
+
+STUDIES_LINKED = 3  # the newest studies of the scope offered for Figure 4
+
+
+def _studies(choice: Choice) -> list[Study]:
+    campaign = Campaign.objects.filter(name=choice.campaign).first() if choice.campaign else None
+    return list(study_selectors.study_list(campaign=campaign)[:STUDIES_LINKED])
+
+
+def _figure_links(choice: Choice, studies: list[Study]) -> list[dict[str, Any]]:
+    """The dashboard's downloads of the paper's figures: 2, 3 and 5 for A and B, 4 (and 5 with its third
+    panel) for each disagreement study of the scope."""
+    links = []
+    for name, (number, what) in FIGURES.items():
+        targets: list[tuple[int | None, str]] = [(None, "")] if name != "kappa" else []
+        if name in ("kappa", "distribution"):
+            targets += [(study.pk, f"study #{study.pk}") for study in studies]
+        for study_id, note in targets:
+            query = choice.query(**({"study": study_id} if study_id else {}))
+            links.append(
+                {
+                    "number": number,
+                    "what": what,
+                    "note": note,
+                    "formats": [
+                        (fmt.upper(), reverse("metrics:figure", args=[name, fmt]) + "?" + query) for fmt in FORMATS
+                    ],
+                }
+            )
+    return links
+
+
+@require_GET
+@organizer_required
+def paper_figure(request: HttpRequest, name: str, fmt: str) -> HttpResponse:
+    """One of the paper's figures (metrics.figure_data.FIGURES) as a PNG or PDF file, drawn on request from the
+    dashboard's own reports for the chosen label sets and scope (and `study` for Figure 4)."""
+    if name not in FIGURES or fmt not in FORMATS:
+        return HttpResponse(
+            f"no such figure: one of {', '.join(FIGURES)}, as {' or '.join(FORMATS)}",
+            status=404,
+            content_type="text/plain",
+        )
+    choice, form = _choice(request)
+    if _problem(form):
+        return _refused(_problem(form))
+    study = request.GET.get("study") or None
+    if study is not None and not study.isdigit():
+        return _refused("study: a study's number")
+    try:
+        set_a, set_b = choice.sets()
+        figure = figure_make(name, a=set_a, b=set_b, scope=choice.scope(), study_id=int(study) if study else None)
+    except ValueError as exc:  # FigureUnavailable among them
+        return _refused(str(exc))
+    response = HttpResponse(figure_bytes(figure, fmt), content_type=FORMATS[fmt])
+    response["Content-Disposition"] = f'attachment; filename="{file_stem(name)}.{fmt}"'
+    return response

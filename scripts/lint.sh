@@ -4,5 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/ruff format --check .
 .venv/bin/ruff check .
-.venv/bin/mypy .
+# ppi-python (requirements/test.txt) installs a top-level `tests` package: the project's own must come first.
+PYTHONPATH=. .venv/bin/mypy .
 .venv/bin/lint-imports --no-cache

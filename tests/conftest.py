@@ -92,7 +92,7 @@ def llm_fast(settings: Any, monkeypatch: Any) -> Any:
     settings.LLM_MAX_ATTEMPTS = 5
     settings.LLM_BATCH_POLL_SECONDS = 0.05
     settings.LLM_RATE_LIMIT_STORAGE = "memory://"
-    settings.LLM_TASKS_IN_THREAD = False
+    settings.BACKGROUND_IN_THREAD = False
     return settings
 
 

@@ -174,10 +174,16 @@ def llm_campaign_build(*, statements: list[str], name: str = "llm-campaign") -> 
 
 
 def judging_campaign_build(
-    *, n_sentences: int = 12, name: str = "judging-campaign", passages_per_topic: int = 4, runs: int = 1
+    *,
+    n_sentences: int = 12,
+    name: str = "judging-campaign",
+    passages_per_topic: int = 4,
+    runs: int = 1,
+    guidelines: str = "",
 ) -> Campaign:
     """A built campaign on one topic: `runs` runs answer it with the same `n_sentences` sentences, sentence i
-    citing passage i % passages_per_topic (so runs share pairs, and pairs share passages)."""
+    citing passage i % passages_per_topic (so runs share pairs, and pairs share passages). No guidelines by
+    default: guidelines are shown over the first card until read (tests/judging/test_judging_guidelines.py)."""
     from judging.services import campaign_build_pairs, campaign_create
 
     topic = TopicFactory()
@@ -189,7 +195,7 @@ def judging_campaign_build(
             topic=topic,
             sentences=[(f"Claim {i} about the topic.", [passages[i % passages_per_topic]]) for i in range(n_sentences)],
         )
-    campaign = campaign_create(name=name, runs=run_rows, topics=[topic], depth=1)
+    campaign = campaign_create(name=name, runs=run_rows, topics=[topic], depth=1, guidelines=guidelines)
     campaign_build_pairs(campaign=campaign)
     return campaign
 
@@ -201,7 +207,7 @@ def study_campaign_build(
     *, pairs_per_topic: tuple[int, ...] = (20, 5), runs: int = 2, name: str = "study-campaign"
 ) -> Campaign:
     """A built campaign: topic k has pairs_per_topic[k] sentences, each citing its own passage, answered the
-    same by every run (so each pair has one citation per run)."""
+    same by every run (so each pair has one citation per run). No guidelines (they would open over the card)."""
     from judging.services import campaign_build_pairs, campaign_create
 
     topics = [TopicFactory() for _ in pairs_per_topic]
@@ -214,7 +220,7 @@ def study_campaign_build(
                 topic=topic,
                 sentences=[(f"Claim {i} about {topic.topic_id}.", [passages[i]]) for i in range(n)],
             )
-    campaign = campaign_create(name=name, runs=run_rows, topics=topics, depth=1)
+    campaign = campaign_create(name=name, runs=run_rows, topics=topics, depth=1, guidelines="")
     campaign_build_pairs(campaign=campaign)
     return campaign
 

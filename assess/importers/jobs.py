@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import logging
 import shutil
+import threading
 import time
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import InterfaceError, OperationalError
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
+from django.db.models import Q
 from django.utils import timezone
 
 from assess.importers.lines import InputFile
@@ -93,21 +96,80 @@ class ProgressWriter:
             cache.set(self.key, self.last, timeout=PROGRESS_TTL_SECONDS)
 
 
-def import_job_execute(*, job_id: int) -> ImportJob | None:
-    """Run the job's import. Idempotent: a job that has finished, or is gone, is left alone.
+def heartbeats_kept() -> bool:
+    """SQLite (the embedded default) lets one transaction write at a time, and the import's holds the database
+    for its whole length: no heartbeat can be written beside it, so none is kept and no job is taken for dead."""
+    return connection.vendor != "sqlite"
 
-    A job that was running when its worker died is run again (its import was rolled back with it).
+
+def import_job_stale_before() -> datetime:
+    return timezone.now() - timedelta(seconds=settings.IMPORT_STALE_SECONDS)
+
+
+def import_job_stalled(job: ImportJob) -> bool:
+    """Running, but its worker has sent no heartbeat for IMPORT_STALE_SECONDS: it died (a SIGKILL, the machine
+    lost), its import was rolled back with its connection, and the job can be resumed."""
+    return (
+        heartbeats_kept()
+        and job.status == ImportStatus.RUNNING
+        and job.heartbeat_at is not None
+        and job.heartbeat_at < import_job_stale_before()
+    )
+
+
+class Heartbeat:
+    """While an import runs, a thread stamps the job's `heartbeat_at` every IMPORT_HEARTBEAT_SECONDS on a
+    connection of its own, so the stamp commits although the import's transaction has not."""
+
+    def __init__(self, job_id: int) -> None:
+        self.job_id = job_id
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, name=f"import-job-{job_id}-heartbeat", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        if heartbeats_kept():
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.thread.is_alive():
+            self.thread.join()
+
+    def _beat(self) -> None:
+        try:
+            while not self.stop.wait(float(settings.IMPORT_HEARTBEAT_SECONDS)):
+                try:
+                    ImportJob.objects.filter(pk=self.job_id, status=ImportStatus.RUNNING).update(
+                        heartbeat_at=timezone.now()
+                    )
+                except DatabaseError:
+                    logger.warning("import job %s: heartbeat not written", self.job_id, exc_info=True)
+        finally:
+            connection.close()
+
+
+def import_job_execute(*, job_id: int) -> ImportJob | None:
+    """Run the job's import. Idempotent: a job that has finished, is gone, or is running on a live worker is
+    left alone, so a duplicate delivery never imports twice at once.
+
+    A job whose worker died (its heartbeat is stale) is run again: its import was rolled back with it.
     Transient database errors propagate so that the task can retry.
     """
-    started = ImportJob.objects.filter(pk=job_id, status__in=[ImportStatus.PENDING, ImportStatus.RUNNING]).update(
-        status=ImportStatus.RUNNING
+    now = timezone.now()
+    claimable = Q(status=ImportStatus.PENDING) | Q(
+        status=ImportStatus.RUNNING, heartbeat_at__lt=import_job_stale_before()
     )
+    if not heartbeats_kept():
+        claimable |= Q(status=ImportStatus.RUNNING)
+    started = ImportJob.objects.filter(claimable, pk=job_id).update(status=ImportStatus.RUNNING, heartbeat_at=now)
     if not started:
         return ImportJob.objects.filter(pk=job_id).first()
     job = ImportJob.objects.get(pk=job_id)
     progress = ProgressWriter(job_id)
     try:
-        report = _run_import(job, progress)
+        with Heartbeat(job_id):
+            report = _run_import(job, progress)
     except ImportRejected as exc:
         _finish(job_id, status=ImportStatus.FAILED, report=exc.report, done=progress.last[0])
     except (OperationalError, InterfaceError):

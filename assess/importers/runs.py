@@ -17,6 +17,7 @@ from assess.importers.fields import MAX_GROUP, ParsedAnswer, empty_file_error, g
 from assess.importers.lines import InputFile, ProgressCallback, as_inputs, read_json_lines, with_offsets
 from assess.importers.nist import nist_lines
 from assess.importers.report import ImportReport, reject_if_errors
+from assess.importers.schema import ID_CONTROLS, MAX_INT
 from assess.importers.trec import parse_trec_line
 from assess.models import Answer, Citation, Passage, Run, Sentence, Task, Topic
 from assess.services import tables_analyze
@@ -49,10 +50,14 @@ def runs_import(
     """Import run files, all or nothing. TREC RAG 2024/2025 JSONL, or NIST's support-judgment JSONL
     (`fmt="nist"`: the runs, answers, sentences and citations it describes; its labels are not read)."""
     report = ImportReport()
+    inputs = as_inputs(files)
+    options = options or RunOptions()
+    _check_options(report, inputs[0].name if inputs else "", options)
+    reject_if_errors(report)
     with transaction.atomic():
-        run_writer = RunWriter(report, options or RunOptions(), fmt)
+        run_writer = RunWriter(report, options, fmt)
         try:
-            for f, offset, total in with_offsets(as_inputs(files)):
+            for f, offset, total in with_offsets(inputs):
                 run_writer.start_file()
                 for answer in _answers(report, f, fmt, progress, offset, total):
                     run_writer.add(f.name, answer)
@@ -63,6 +68,17 @@ def runs_import(
         reject_if_errors(report)
     tables_analyze(models=[Answer, Sentence, Citation, Passage])
     return report
+
+
+def _check_options(report: ImportReport, first: str, options: RunOptions) -> None:
+    """The options stand for values of the file: the same limits as the columns they fill."""
+    if options.group is not None:
+        if len(options.group) > MAX_GROUP:
+            report.error(first, None, "group", f"longer than {MAX_GROUP} characters (the column's limit)")
+        elif any(ch in ID_CONTROLS for ch in options.group):
+            report.error(first, None, "group", "holds a control character")
+    if options.priority is not None and not 1 <= options.priority <= MAX_INT:
+        report.error(first, None, "priority", f"expected a number from 1 to {MAX_INT:,}, got {options.priority}")
 
 
 def nist_answers_write(*, report: ImportReport, answers: Iterable[tuple[str, ParsedAnswer]]) -> None:

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from django.db import transaction
 
-from assess.importers.fields import clean_text, empty_file_error, first_present, topic_id_ok
-from assess.importers.lines import InputFile, ProgressCallback, as_inputs, read_text_lines, with_offsets
+from assess.importers.fields import empty_file_error
+from assess.importers.lines import (
+    InputFile,
+    ProgressCallback,
+    as_inputs,
+    parse_json_line,
+    read_text_lines,
+    with_offsets,
+)
 from assess.importers.report import ImportReport, Line, reject_if_errors
+from assess.importers.schema import TopicLine, line_check
 from assess.models import Topic
 
 
@@ -56,37 +64,23 @@ def _topic_rows(
     report: ImportReport, f: InputFile, progress: ProgressCallback | None, offset: int, total: int
 ) -> Iterator[tuple[Line, str, str]]:
     for line, text in read_text_lines(report, f, progress=progress, offset=offset, total=total):
-        row = _json_topic(line, text) if text.lstrip().startswith("{") else _tsv_topic(line, text)
-        if row is None:
-            continue
-        topic_id, topic_text = row
-        if topic_id_ok(line, "topic_id", topic_id):
-            yield line, topic_id, clean_text(line, "text", topic_text)
+        if text.lstrip().startswith("{"):
+            obj: Any = parse_json_line(line, text)
+            if obj is None:
+                continue
+        else:
+            obj = _tsv_topic(line, text)
+            if obj is None:
+                continue
+        topic = line_check(line, TopicLine, obj)
+        if topic is not None:
+            yield line, topic.topic_id, topic.text.strip()
 
 
-def _json_topic(line: Line, text: str) -> tuple[str, str] | None:
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        line.error("", f"invalid JSON: {exc.msg} at column {exc.colno}")
-        return None
-    topic_id = first_present(obj, ("topic_id", "qid", "id"))
-    topic_text = first_present(obj, ("text", "topic", "query", "title"))
-    if topic_id is None:
-        line.error("topic_id", "missing field (topic_id, qid or id)")
-        return None
-    if isinstance(topic_id, bool) or not isinstance(topic_id, (str, int)):
-        line.error("topic_id", f"expected a string or a number, got {topic_id!r}")
-        return None
-    if not isinstance(topic_text, str):
-        line.error("text", "missing field or not a string")
-        return None
-    return str(topic_id).strip(), topic_text.strip()
-
-
-def _tsv_topic(line: Line, text: str) -> tuple[str, str] | None:
+def _tsv_topic(line: Line, text: str) -> dict[str, str] | None:
+    """`topic_id<TAB>text`, read into the shape of a JSON topic line."""
     parts = text.split("\t", 1)
     if len(parts) != 2 or not parts[0].strip():
         line.error("topic_id", "expected `topic_id<TAB>text` or a JSON object")
         return None
-    return parts[0].strip(), parts[1].strip()
+    return {"topic_id": parts[0], "text": parts[1]}

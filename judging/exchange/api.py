@@ -25,6 +25,12 @@ class ImportInputSerializer(serializers.Serializer[dict[str, Any]]):
     kind = serializers.ChoiceField(choices=JudgeKind.choices, required=False)
     condition = serializers.ChoiceField(choices=Condition.choices, required=False)
     label_field = serializers.CharField(required=False, default="label", max_length=64)
+    run_map = serializers.FileField(
+        required=False, help_text="two columns: the file's run id, the loaded run id it stands for"
+    )
+    skip_unplaced = serializers.BooleanField(
+        required=False, default=False, help_text="import what can be placed; list the rest as warnings"
+    )
 
 
 class JudgmentsImportApi(APIView):
@@ -45,6 +51,8 @@ class JudgmentsImportApi(APIView):
                 kind=data.get("kind") or None,
                 condition=data.get("condition") or None,
                 label_field=data.get("label_field") or "label",
+                skip_unplaced=data.get("skip_unplaced", False),
             ),
+            run_map_upload=data.get("run_map"),
         )
         return Response(report.as_dict(), status=status.HTTP_200_OK if report.ok else status.HTTP_400_BAD_REQUEST)

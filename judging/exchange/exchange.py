@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -20,27 +19,14 @@ from assess.importers.lines import (
     with_offsets,
 )
 from assess.importers.report import ImportReport, Line
+from assess.importers.schema import line_check
 from judging.csvsafe import csv_safe_cell
 from judging.exchange.reading import JudgmentImportOptions, LabelsRead, ReadLabel
+from judging.exchange.schema import ExchangeRow, judge_name_problem
 from judging.exchange.writable import Writable
-from judging.models import Condition, JudgeKind, Label
+from judging.models import Label
 
-EXCHANGE_COLUMNS = (
-    "topic_id",
-    "run_id",
-    "sentence_index",
-    "citation_slot",
-    "passage_id",
-    "judge",
-    "judge_kind",
-    "condition",
-    "label",
-    "shown_label",
-    "seconds",
-    "created_at",
-    "label_set",
-)
-EXCHANGE_REQUIRED = ("topic_id", "run_id", "sentence_index", "citation_slot")
+EXCHANGE_COLUMNS = tuple(ExchangeRow.model_fields)  # the export writes the columns the schema defines
 LABEL_SPELLINGS: dict[str, str] = {
     "fs": Label.FULL,
     "ps": Label.PARTIAL,
@@ -49,8 +35,6 @@ LABEL_SPELLINGS: dict[str, str] = {
     "partial support": Label.PARTIAL,
     "no support": Label.NONE,
 }
-# Seconds spent on one label: finite (PostgreSQL stores infinity, which JSON cannot carry) and below a day.
-SECONDS_LIMIT = 24 * 60 * 60
 
 
 # --- read -------------------------------------------------------------------------------------------
@@ -81,7 +65,11 @@ def _exchange_rows(
         return
     header: list[str] | None = None
     for line, text in read_text_lines(report, f, progress=progress, offset=offset, total=total):
-        values = next(csv.reader(io.StringIO(text)))
+        try:
+            values = next(csv.reader(io.StringIO(text)))
+        except csv.Error as exc:
+            line.error("", f"not a CSV line: {exc}")
+            continue
         if header is None:
             header = [h.strip() for h in values]
             continue
@@ -95,7 +83,7 @@ def _first_text(f: InputFile) -> str:
     """The first line that is not blank ("" when there is none, or the file cannot be read that far: the
     reading that follows reports where)."""
     try:
-        for _, text in iter_lines(f.path):
+        for _, text in iter_lines(f.path, name=f.name):
             if text.strip():
                 return text.strip()
     except FileUnreadable:
@@ -104,55 +92,44 @@ def _first_text(f: InputFile) -> str:
 
 
 def _exchange_label(line: Line, row: dict[str, Any], options: JudgmentImportOptions) -> ReadLabel | None:
-    """The row's label, or None after recording every problem it has."""
+    """The row's label, or None after recording every problem it has. Each value is checked by
+    `schema.ExchangeRow`; what follows reads the label and the options that stand for columns."""
+    shape = line_check(line, ExchangeRow, row)
+    if shape is None:
+        return None
     n_errors = line.error_count
-    values: dict[str, Any] = {}
-    for name in EXCHANGE_REQUIRED:
-        value = row.get(name)
-        if value is None or (isinstance(value, str) and not value.strip()):
-            line.error(name, "missing field")
-        values[name] = value
-    topic_id = values["topic_id"]
-    if topic_id is not None and (isinstance(topic_id, bool) or not isinstance(topic_id, (str, int))):
-        line.error("topic_id", f"expected a string or a number, got {topic_id!r}")
-    sentence_index = _as_index(line, "sentence_index", values["sentence_index"])
-    slot = _as_index(line, "citation_slot", values["citation_slot"])
     label_field = options.label_field or "label"
-    label = _as_label(line, label_field, row.get(label_field))
-    judge = options.judge or row.get("judge")
-    if not isinstance(judge, str) or not judge.strip():
+    label = _as_label(line, label_field, shape.label if label_field == "label" else row.get(label_field))
+    judge = options.judge or shape.judge
+    if not judge:
         line.error("judge", "missing field (or give a judge name with --judge)")
-        judge = ""
-    kind = options.kind or (row.get("judge_kind") or "")
-    if kind and kind not in JudgeKind.values:
-        line.error("judge_kind", f"expected human or llm, got {kind!r}")
-    condition = options.condition or (row.get("condition") or "")
-    if condition not in Condition.values and condition != "":
-        line.error("condition", f"expected one of {', '.join(Condition.values)}, got {condition!r}")
-    shown = row.get("shown_label") or ""
-    shown_label = LABEL_SPELLINGS.get(shown.strip().lower()) if isinstance(shown, str) and shown else ""
+    elif not options.judge:
+        problem = judge_name_problem(judge)
+        if problem is not None:
+            line.error("judge", problem)
+    kind = options.kind or shape.judge_kind or ""
+    condition = options.condition if options.condition is not None else (shape.condition or "")
+    shown_label = LABEL_SPELLINGS.get(shape.shown_label.lower()) if shape.shown_label else ""
     if shown_label is None:
-        line.error("shown_label", f"expected FS, PS, NS or nothing, got {shown!r}")
-    seconds = _as_seconds(line, row.get("seconds"))
-    passage_id = row.get("passage_id") or None
-    if line.error_count > n_errors or sentence_index is None or slot is None or label is None:
+        line.error("shown_label", f"expected FS, PS, NS or nothing, got {shape.shown_label!r}")
+    if line.error_count > n_errors or label is None or not judge:
         return None
     return ReadLabel(
         file=line.file,
         line=line.number or 0,
         judge=judge.strip(),
-        kind=kind,
-        topic_id=str(topic_id).strip(),
-        run_id=str(values["run_id"]).strip(),
-        sentence_index=sentence_index,
-        condition=condition,
+        kind=str(kind),
+        topic_id=shape.topic_id,
+        run_id=shape.run_id,
+        sentence_index=shape.sentence_index,
+        condition=str(condition),
         label=label,
         label_field=label_field,
         sentence_field="sentence_index",
-        slot=slot,
-        passage_id=str(passage_id).strip() if passage_id else None,
+        slot=shape.citation_slot,
+        passage_id=shape.passage_id,
         shown_label=shown_label or "",
-        seconds=seconds,
+        seconds=shape.seconds,
     )
 
 
@@ -175,40 +152,6 @@ def _as_label(line: Line, label_field: str, raw: Any) -> str | None:
     elif label is None:
         line.error(label_field, f"expected FS, PS or NS, got {raw!r}")
     return label
-
-
-def _as_index(line: Line, name: str, value: Any) -> int | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool):
-        line.error(name, f"expected a non-negative integer, got {value!r}")
-        return None
-    if isinstance(value, int):
-        number = value
-    else:
-        try:
-            number = int(str(value).strip())
-        except ValueError:
-            line.error(name, f"expected a non-negative integer, got {value!r}")
-            return None
-    if number < 0:
-        line.error(name, f"expected a non-negative integer, got {value!r}")
-        return None
-    return number
-
-
-def _as_seconds(line: Line, value: Any) -> float | None:
-    if value is None or value == "":
-        return None
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError, OverflowError):
-        line.error("seconds", f"expected a number, got {value!r}")
-        return None
-    if not math.isfinite(seconds) or not 0 <= seconds < SECONDS_LIMIT:
-        line.error("seconds", f"expected a number of seconds from 0 to below a day, got {value!r}")
-        return None
-    return seconds
 
 
 # --- write ------------------------------------------------------------------------------------------

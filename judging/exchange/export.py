@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from judging.exchange.exchange import exchange_csv_write, exchange_jsonl_write
 from judging.exchange.nist import nist_write
 from judging.exchange.qrels import QrelsLevel, qrels_write
-from judging.exchange.selectors import exchange_rows, nist_rows, qrels_rows
+from judging.exchange.selectors import NistKeyChoice, exchange_rows, nist_rows, qrels_rows
 from judging.exchange.writable import Writable
 from judging.labels import LabelSet, LabelSetKind, label_sets_available
 from judging.scope import Scope
@@ -30,6 +30,7 @@ def judgments_export(
     scope: Scope,
     label_sets: Iterable[LabelSet] | None = None,
     qrels_level: str = QrelsLevel.SENTENCE,
+    nist_keys: str = NistKeyChoice.SOURCE,
 ) -> int:
     """Write the labels of the given sets in one of the formats; returns the number of rows (NIST: answers;
     qrels: lines) written. Each exchange and NIST row names its label set. NIST-style output and qrels hold
@@ -40,7 +41,7 @@ def judgments_export(
     if fmt == ExportFormat.QRELS:
         return qrels_write(out, qrels_rows(scope=scope, label_set=sets[0], level=qrels_level))
     if fmt == ExportFormat.NIST:
-        return nist_write(out, nist_rows(scope=scope, label_set=sets[0]))
+        return nist_write(out, nist_rows(scope=scope, label_set=sets[0], keys=nist_keys))
     if fmt not in (ExportFormat.CSV, ExportFormat.JSONL):
         raise ValueError(f"unknown export format {fmt!r}")
     if not sets:

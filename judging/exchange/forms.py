@@ -20,6 +20,13 @@ class JudgmentUploadForm(forms.Form):
     label_field = forms.CharField(
         max_length=64, required=False, initial="label", help_text="Exchange: the label column."
     )
+    run_map = forms.FileField(
+        required=False,
+        help_text="Optional: two columns, the file's run id and the loaded run id (docs/formats.md).",
+    )
+    skip_unplaced = forms.BooleanField(
+        required=False, help_text="Import what can be placed; list the labels that cannot (default: refuse)."
+    )
 
     def options(self) -> JudgmentImportOptions:
         data = self.cleaned_data
@@ -28,4 +35,5 @@ class JudgmentUploadForm(forms.Form):
             kind=data.get("kind") or None,
             condition=data.get("condition") or None,
             label_field=(data.get("label_field") or "").strip() or "label",
+            skip_unplaced=bool(data.get("skip_unplaced")),
         )

@@ -12,7 +12,7 @@ from assess.importers.lines import InputFile, ProgressCallback, with_offsets
 from assess.importers.nist import NistLabel, NistLine, nist_lines
 from assess.importers.runs import nist_answers_write
 from assess.models import Answer
-from judging.exchange.reading import JudgmentImportOptions, LabelsRead, ReadLabel
+from judging.exchange.reading import JudgmentImportOptions, LabelsRead, ReadLabel, SentenceRead
 from judging.exchange.writable import Writable
 from judging.models import NOT_JUDGED, Label
 
@@ -23,17 +23,31 @@ NIST_SUPPORT_CODE = {"FS": "2", "PS": "1", "NS": "0"}  # a label as NIST writes 
 def nist_read(
     state: LabelsRead, inputs: list[InputFile], options: JudgmentImportOptions, progress: ProgressCallback | None
 ) -> None:
-    """Read the labels of NIST files into `state`; when every line is valid, create the answers the files
-    name that are not loaded (as the NIST run import would), from the same reading."""
+    """Read the labels of NIST files, and what they say of each sentence, into `state`; when every line is
+    valid, create the answers the files name that are not loaded (as the NIST run import would), from the
+    same reading. A run the run map names is laid onto the loaded run instead: none of its answers is made."""
     answers: list[tuple[str, ParsedAnswer]] = []
+    run_map = options.run_map or {}
     for f, offset, total in with_offsets(inputs):
         for nist_line in nist_lines(
             state.report, f, topics=options.topics, progress=progress, offset=offset, total=total
         ):
-            if nist_line.answer is not None:
+            if nist_line.answer is not None and nist_line.run_id not in run_map:
                 answers.append((f.name, nist_line.answer))
             for label in nist_line.labels:
                 _label_read(state, nist_line, label, options)
+            for sentence in nist_line.sentences:
+                state.nist_sentences.append(
+                    SentenceRead(
+                        file=nist_line.line.file,
+                        line=nist_line.line.number or 0,
+                        judge=options.judge or "",
+                        condition=options.condition or "",
+                        topic_id=nist_line.topic_id,
+                        run_id=nist_line.run_id,
+                        read=sentence,
+                    )
+                )
     if state.report.ok:
         _answers_create_missing(state, answers)
 

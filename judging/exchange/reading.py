@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assess.importers.nist import NistSentenceRead
 from assess.importers.report import ImportReport
 
 
@@ -13,12 +14,24 @@ class JudgmentFormat:
 
 
 @dataclass(frozen=True)
+class RunMapEntry:
+    run_id: str  # the loaded run the file's run id stands for
+    file: str
+    line: int
+
+
+RunMap = dict[str, RunMapEntry]
+
+
+@dataclass(frozen=True)
 class JudgmentImportOptions:
     judge: str | None = None  # every label goes to this judge; else the row's `judge` column names it
     kind: str | None = None  # for judges created by the import; default human
     condition: str | None = None  # default: the row's `condition` column, else blank
     label_field: str = "label"  # exchange format: the column that holds the label
     topics: frozenset[str] | None = None  # only labels for these topics are imported
+    run_map: RunMap | None = None  # the file's run ids -> loaded run ids (`judging.exchange.runmap`)
+    skip_unplaced: bool = False  # import the labels that can be placed and list the others as warnings
 
 
 @dataclass
@@ -42,6 +55,7 @@ class ReadLabel:
     passage_id: str | None = None  # exchange: optional check of the citation's passage
     shown_label: str = ""
     seconds: float | None = None
+    file_run_id: str = ""  # the run id the file wrote, when the run map put another in `run_id`
 
 
 @dataclass
@@ -51,3 +65,17 @@ class LabelsRead:
     report: ImportReport
     labels: list[ReadLabel] = field(default_factory=list)
     judge_kinds: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # name -> (kind, file, line)
+    nist_sentences: list[SentenceRead] = field(default_factory=list)
+
+
+@dataclass
+class SentenceRead:
+    """What a NIST file says of one sentence beside its labels, before the sentence is looked up."""
+
+    file: str
+    line: int
+    judge: str
+    condition: str
+    topic_id: str
+    run_id: str
+    read: NistSentenceRead

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,7 @@ from assess.models import Citation, Passage, Sentence
 from judging.exchange.nist import NIST_SUPPORT_CODE
 from judging.exchange.qrels import QrelsLevel
 from judging.labels import LABEL_CODE, CitationLabels, LabelSet, citation_labels, labels_as_dict
-from judging.models import Judgment
+from judging.models import Judgment, NistKeys, NistSentence
 from judging.scope import Scope
 
 CHUNK = 5000
@@ -92,15 +92,29 @@ def exchange_rows(*, scope: Scope, label_sets: Iterable[LabelSet]) -> Iterator[d
             }
 
 
-def nist_rows(*, scope: Scope, label_set: LabelSet) -> Iterator[dict[str, Any]]:
-    """NIST-style support judgments, one object per (topic, run) the set labelled; `citationId` indexes the
-    run's references and `support` is "2", "1", "0", or "-1" for a citation the set did not label."""
+class NistKeyChoice:
+    """Which spelling the NIST-style export writes: each answer's source's (`source`), or one for all."""
+
+    SOURCE = "source"
+    CHOICES = (SOURCE, NistKeys.WEBASSESS.value, NistKeys.FINAL.value)
+
+
+def nist_rows(*, scope: Scope, label_set: LabelSet, keys: str = NistKeyChoice.SOURCE) -> Iterator[dict[str, Any]]:
+    """NIST-style support judgments: one object per answer in scope on the topics the set labelled (an answer
+    without a citation or with none judged included), `support` "2", "1", "0", or "-1" where the set has no
+    label. Where the set's labels came from a NIST file (`NistSentence`), each sentence is written as that
+    file wrote it: its key spelling, `verification_worthy`, `citationsCombibed` and citation list with
+    NIST's `citationId`s, in NIST's order (then any other citation the set labelled); elsewhere every
+    citation in scope in slot order. `keys` forces one spelling: `sentenceId`/`citationId` (the Webassess
+    file: citationId indexes the answer's references) or `sentenceID`/`citationID` (the 2024-10-25 files:
+    citationID is the citation's position in the sentence's list)."""
+    if keys not in NistKeyChoice.CHOICES:
+        raise ValueError(f"unknown NIST key spelling {keys!r}: {', '.join(NistKeyChoice.CHOICES)}")
     material = _in_scope(scope)
     labels_ = material.labels(label_set)
     labels = labels_as_dict(labels_, material.citation_id)
-    touched = set(material.citation_answer[labels_.labelled | labels_.not_judged | labels_.tied].tolist())
-    passage_ids = _passage_ids(set(material.citation_passage.tolist()))
-    by_answer: dict[int, list[tuple[int, int, int]]] = {}
+    labelled_topics = {material.answers[a][0] for a in set(material.citation_answer[labels_.labelled].tolist())}
+    in_scope: dict[int, dict[int, list[tuple[int, int]]]] = {}  # answer -> sentence -> [(citation, passage)]
     for citation_id, answer_id, sentence_index, passage in zip(
         material.citation_id.tolist(),
         material.citation_answer.tolist(),
@@ -108,39 +122,108 @@ def nist_rows(*, scope: Scope, label_set: LabelSet) -> Iterator[dict[str, Any]]:
         material.citation_passage.tolist(),
         strict=True,
     ):
-        by_answer.setdefault(answer_id, []).append((citation_id, sentence_index, passage))
-    answer_ids = sorted((pk for pk in material.answers if pk in touched), key=material.answers.__getitem__)
+        in_scope.setdefault(answer_id, {}).setdefault(sentence_index, []).append((citation_id, passage))
+    passage_ids = _passage_ids(set(material.citation_passage.tolist()))
+    source = (
+        (label_set.judge_ids[0], label_set.condition)
+        if not label_set.several and label_set.campaign_id is None and label_set.judge_ids
+        else None
+    )
+    answer_ids = sorted(
+        (pk for pk, (topic_id, _) in material.answers.items() if topic_id in labelled_topics),
+        key=material.answers.__getitem__,
+    )
     for start in range(0, len(answer_ids), 500):
         batch = answer_ids[start : start + 500]
-        texts: dict[int, list[str]] = {}
-        for answer_id, text in (
-            Sentence.objects.filter(answer_id__in=batch).order_by("answer_id", "index").values_list("answer_id", "text")
+        sentences: dict[int, list[tuple[int, int, str]]] = {}
+        for pk, answer_id, index, text in (
+            Sentence.objects.filter(answer_id__in=batch)
+            .order_by("answer_id", "index")
+            .values_list("pk", "answer_id", "index", "text")
         ):
-            texts.setdefault(answer_id, []).append(text)
+            sentences.setdefault(answer_id, []).append((pk, index, text))
         reference_index = dict(
             Citation.objects.filter(sentence__answer_id__in=batch).values_list("pk", "reference_index")
         )
+        written: dict[int, NistSentence] = {}
+        if source is not None:
+            written = {
+                n.sentence_id: n
+                for n in NistSentence.objects.filter(
+                    judge_id=source[0], condition=source[1], sentence__answer_id__in=batch
+                )
+            }
         for answer_id in batch:
             topic_id, run_id = material.answers[answer_id]
-            cites: dict[int, list[dict[str, Any]]] = {}
-            for citation_id, sentence_index, passage in by_answer[answer_id]:
-                found = labels.get(citation_id)
-                cites.setdefault(sentence_index, []).append(
-                    {
-                        "citationId": reference_index[citation_id],
-                        "reference": passage_ids[passage],
-                        "support": NIST_SUPPORT_CODE[found[0]] if found else "-1",
-                    }
+            answer_sentences = sentences.get(answer_id, [])
+            style = keys
+            if style == NistKeyChoice.SOURCE:
+                style = next(
+                    (written[pk].keys for pk, _, _ in answer_sentences if pk in written), NistKeys.WEBASSESS.value
                 )
             yield {
                 "topic_id": topic_id,
                 "run_id": run_id,
                 "label_set": label_set.spec,
                 "sentences": [
-                    {"sentenceId": i, "text": text, "citations": cites.get(i, [])}
-                    for i, text in enumerate(texts.get(answer_id, []))
+                    _nist_sentence(
+                        index,
+                        text,
+                        written.get(pk),
+                        in_scope.get(answer_id, {}).get(index, []),
+                        style=style,
+                        support=lambda citation_id: (
+                            NIST_SUPPORT_CODE[labels[citation_id][0]] if citation_id in labels else "-1"
+                        ),
+                        passage_ids=passage_ids,
+                        reference_index=reference_index,
+                    )
+                    for pk, index, text in answer_sentences
                 ],
             }
+
+
+def _nist_sentence(
+    index: int,
+    text: str,
+    written: NistSentence | None,
+    citations: list[tuple[int, int]],
+    *,
+    style: str,
+    support: Callable[[int], str],
+    passage_ids: dict[int, str],
+    reference_index: dict[int, int],
+) -> dict[str, Any]:
+    """One sentence as NIST writes it (`nist_rows`)."""
+    by_passage = {passage_ids[passage]: citation_id for citation_id, passage in citations}
+    listed: list[tuple[int | None, str]] = []  # (NIST's citationId when it is this style's, reference)
+    if written is not None:
+        same_style = written.keys == style
+        listed = [(cid if same_style else None, ref) for cid, ref in written.citations if ref in by_passage]
+    in_list = {ref for _, ref in listed}
+    listed += [
+        (None, passage_ids[passage])
+        for citation_id, passage in citations
+        if passage_ids[passage] not in in_list and (written is None or support(citation_id) != "-1")
+    ]
+    webassess = style == NistKeys.WEBASSESS
+    out: dict[str, Any] = {"sentenceId" if webassess else "sentenceID": index}
+    if written is not None and written.verification_worthy:
+        out["verification_worthy"] = written.verification_worthy
+    if written is not None and written.citations_combined:
+        out["citationsCombibed"] = written.citations_combined
+    out["text"] = text
+    out["citations"] = [
+        {
+            "citationId" if webassess else "citationID": (
+                cid if cid is not None else reference_index[by_passage[ref]] if webassess else position
+            ),
+            "reference": ref,
+            "support": support(by_passage[ref]),
+        }
+        for position, (cid, ref) in enumerate(listed)
+    ]
+    return out
 
 
 def qrels_rows(*, scope: Scope, label_set: LabelSet, level: str) -> list[tuple[str, str, int]]:

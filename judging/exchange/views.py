@@ -21,7 +21,10 @@ def upload(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return render(request, RESULT_TEMPLATE, {"form": form, "report": None}, status=400)
     report = judgments_import_uploads(
-        uploads=form.cleaned_data["uploads"], fmt=form.cleaned_data["format"], options=form.options()
+        uploads=form.cleaned_data["uploads"],
+        fmt=form.cleaned_data["format"],
+        options=form.options(),
+        run_map_upload=form.cleaned_data.get("run_map"),
     )
     if report.ok:
         summary = ", ".join(f"{k} {v}" for k, v in report.counts.items())

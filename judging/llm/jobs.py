@@ -3,15 +3,12 @@ the workers after commit, cancel one, resume one, or retry the calls of one that
 
 from __future__ import annotations
 
-import threading
-
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from assess.background import run_in_background
 from judging.llm import batch, tasks
-from judging.llm.chunks import prelabel_job_execute_by_id
 from judging.llm.client import ProviderNotConfigured, provider_check
 from judging.llm.meter import meter_clear
 from judging.llm.models import PrelabelJob, PrelabelMode, PrelabelStatus
@@ -56,8 +53,7 @@ def prelabel_job_create(
         )
         meter_clear(job.pk)
         if enqueue and pair_ids:
-            job_id = job.pk
-            transaction.on_commit(lambda: prelabel_job_enqueue(job_id=job_id))
+            prelabel_job_enqueue(job_id=job.pk)
     return job
 
 
@@ -71,14 +67,9 @@ def nothing_to_call_message(*, campaign: Campaign, judge: Judge, retry_errors: b
 
 
 def prelabel_job_enqueue(*, job_id: int) -> None:
-    """Hand the job to the Celery workers; in the embedded default (eager, no broker) run it in a thread,
-    so that the organizer's request returns at once and the page shows the progress."""
-    if tasks.prelabel_job_run.app.conf.task_always_eager and settings.LLM_TASKS_IN_THREAD:
-        threading.Thread(
-            target=prelabel_job_execute_by_id, args=(job_id,), name=f"prelabel-{job_id}", daemon=True
-        ).start()
-    else:
-        tasks.prelabel_job_run.delay(job_id)
+    """Once committed, hand the job to the Celery workers (in a thread of this process only in the embedded
+    default): `assess.background` decides."""
+    run_in_background(tasks.prelabel_job_run, job_id)
 
 
 def prelabel_job_cancel(*, job: PrelabelJob, by: User | None = None) -> PrelabelJob:

@@ -45,6 +45,12 @@ def prelabel_job_run(job_id: int) -> int:
     except services.PrelabelError as error:
         services.prelabel_job_fail(job=job, message=str(error))
         return 0
+    except TRANSIENT:
+        raise
+    except Exception:
+        # Not worth a retry: say so on the job rather than leave it running.
+        services.prelabel_job_fail(job=job, message="the job failed; see the worker's log")
+        raise
 
 
 def prelabel_job_dispatch(*, job: PrelabelJob, chunk_size: int | None = None) -> list[list[int]]:

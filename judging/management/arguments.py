@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_get
-from judging.scope import Scope, scope_for
+from judging.scope import RELEVANCE_HELP, Scope, relevance_filter_parse, scope_for
 
 LABEL_SET_HELP = f"the label set: {SPEC_HELP}"
 
@@ -19,6 +19,7 @@ def add_scope_arguments(parser: CommandParser, *, depth_default: str = "campaign
         "--depth", type=int, help=f"citations per sentence, 0 = every citation (default: the {depth_default})"
     )
     parser.add_argument("--topics", help="only these topic ids (comma-separated)")
+    parser.add_argument("--relevance", metavar="SOURCE:MIN", help=RELEVANCE_HELP)
 
 
 def scope_from(options: dict[str, Any]) -> Scope:
@@ -26,7 +27,10 @@ def scope_from(options: dict[str, Any]) -> Scope:
     if options.get("depth") is not None and options["depth"] < 0:
         raise CommandError("--depth must be 0 (every citation) or more")
     try:
-        return scope_for(campaign=options.get("campaign"), depth=options.get("depth"), topics=topics)
+        relevance = relevance_filter_parse(options["relevance"]) if options.get("relevance") else None
+        return scope_for(
+            campaign=options.get("campaign"), depth=options.get("depth"), topics=topics, relevance=relevance
+        )
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
 

@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 
 from judging.labels import SPEC_HELP
 from judging.models import Campaign, Judge, JudgeKind
+from metrics.study import jobs as study_jobs
 from metrics.study import report
 from metrics.study import selectors as study_selectors
 from metrics.study import services as study_services
@@ -227,7 +228,7 @@ class StudySecondJudgeApi(APIView):
         data = SecondJudgeInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            job = study_services.study_second_judge_start(
+            job = study_jobs.study_second_judge_start(
                 study=study,
                 judge=data.validated_data["judge"],
                 created_by=request.user,  # type: ignore[arg-type]

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import logging
 import random
-import threading
 from collections.abc import Iterable
 
-from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from assess.models import Topic
@@ -233,32 +231,3 @@ def study_second_judge_run(*, study: Study, job: PrelabelJob, chunk_size: int | 
     PrelabelJob.objects.filter(pk=job.pk).update(status=PrelabelStatus.DONE, finished_at=timezone.now())
     job.refresh_from_db()
     return job
-
-
-def study_second_judge_start(*, study: Study, judge: Judge, created_by: User | None = None) -> PrelabelJob:
-    """From a page or the API: record the job and run it in a background thread after commit, so the
-    request returns at once; the job's progress is the pre-label job page's."""
-    job = study_second_judge_job(study=study, judge=judge, created_by=created_by)
-    study_id, job_id = study.pk, job.pk
-    if getattr(settings, "LLM_TASKS_IN_THREAD", True):
-        transaction.on_commit(
-            lambda: threading.Thread(
-                target=_run_in_thread, args=(study_id, job_id), name=f"study-{study_id}-llm", daemon=True
-            ).start()
-        )
-    else:
-        transaction.on_commit(lambda: _run_in_thread(study_id, job_id, close=False))
-    return job
-
-
-def _run_in_thread(study_id: int, job_id: int, *, close: bool = True) -> None:
-    try:
-        study = Study.objects.get(pk=study_id)
-        job = PrelabelJob.objects.select_related("judge", "campaign").get(pk=job_id)
-        study_second_judge_run(study=study, job=job)
-    except Exception:
-        logger.exception("second judge of study %s failed", study_id)
-        llm_services.prelabel_job_fail(job=PrelabelJob(pk=job_id), message="the job failed; see the server log")
-    finally:
-        if close:
-            connection.close()

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from assess.auth import organizer_required
 from judging.models import Campaign
 from judging.queue import assignments_with_progress
+from metrics.study import jobs as study_jobs
 from metrics.study import report
 from metrics.study import selectors as study_selectors
 from metrics.study import services as study_services
@@ -118,7 +119,7 @@ def study_second_judge(request: HttpRequest, study_id: int) -> HttpResponse:
         messages.error(request, f"Not started: {form.errors.as_text()}")
         return redirect("metrics:study", study_id=study.pk)
     try:
-        job = study_services.study_second_judge_start(
+        job = study_jobs.study_second_judge_start(
             study=study,
             judge=form.cleaned_data["judge"],
             created_by=request.user,  # type: ignore[arg-type]

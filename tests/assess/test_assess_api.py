@@ -26,7 +26,7 @@ def api(organizer):
 
 @pytest.fixture
 def synchronous_imports(settings):
-    settings.IMPORT_TASKS_IN_THREAD = False
+    settings.BACKGROUND_IN_THREAD = False
 
 
 def run_file(name: str, run_id: str, lines: list[tuple[str, list[str], list[dict]]]) -> SimpleUploadedFile:

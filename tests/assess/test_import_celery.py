@@ -31,7 +31,7 @@ def real_worker(settings, media_root):
     eager = app.conf.task_always_eager
     app.conf.task_always_eager = False
     settings.CELERY_TASK_ALWAYS_EAGER = False
-    settings.IMPORT_TASKS_IN_THREAD = False
+    settings.BACKGROUND_IN_THREAD = False
     try:
         with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30) as worker:
             yield worker

@@ -147,7 +147,7 @@ CASES = [
     Case(
         "answer-not-a-list",
         [("r.jsonl", jl(line(answer="Alpha beta.")))],
-        ["r.jsonl:1: answer: expected a list of sentences"],
+        ["r.jsonl:1: answer: expected a list, got 'Alpha beta.'"],
     ),
     Case(
         "sentence-text-not-a-string",
@@ -157,12 +157,12 @@ CASES = [
     Case(
         "metadata-not-an-object",
         [("r.jsonl", jl(line(metadata="team")))],
-        ["r.jsonl:1: metadata: expected an object"],
+        ["r.jsonl:1: metadata: expected an object, got 'team'"],
     ),
     Case(
         "run-id-too-long",
         [("r.jsonl", jl(line(run_id="r" * 300)))],
-        ["r.jsonl:1: run_id: run id is longer than 255 characters"],
+        ["r.jsonl:1: run_id: longer than 255 characters (the column's limit)"],
     ),
     # --- run files: the track checker's errors
     Case(
@@ -193,17 +193,17 @@ CASES = [
     Case(
         "citation-not-an-int",
         [("r.jsonl", jl(line(answer=[sentence(citations=["0"])])))],
-        ["r.jsonl:1: answer[0].citations[0]: expected an integer index, got '0'"],
+        ["r.jsonl:1: answer[0].citations[0]: expected an integer, got '0'"],
     ),
     Case(
         "citation-a-float",
         [("r.jsonl", jl(line(answer=[sentence(citations=[1.0])])))],
-        ["r.jsonl:1: answer[0].citations[0]: expected an integer index, got 1.0"],
+        ["r.jsonl:1: answer[0].citations[0]: expected an integer, got 1.0"],
     ),
     Case(
         "citation-a-boolean",
         [("r.jsonl", jl(line(answer=[sentence(citations=[True])])))],
-        ["r.jsonl:1: answer[0].citations[0]: expected an integer index, got True"],
+        ["r.jsonl:1: answer[0].citations[0]: expected an integer, got True"],
     ),
     Case(
         "duplicate-reference",
@@ -213,7 +213,7 @@ CASES = [
     Case(
         "reference-not-a-string",
         [("r.jsonl", jl(line(references=[REF[0], 123])))],
-        ["r.jsonl:1: references[1]: expected a string segment id, got 123"],
+        ["r.jsonl:1: references[1]: expected a string, got 123"],
     ),
     Case(
         "every-error-of-a-file-listed",
@@ -264,7 +264,7 @@ CASES = [
     Case(
         "nist-reference-not-a-string",
         [("n.jsonl", jl(nist_row(sentences=[{"sentenceId": 0, "text": "x", "citations": [{"reference": 7}]}])))],
-        ["n.jsonl:1: sentences[0].citations[0].reference: expected a segment id of 1 to 128 characters, got 7"],
+        ["n.jsonl:1: sentences[0].citations[0].reference: expected a string, got 7"],
         kind="nist",
     ),
     Case(
@@ -284,6 +284,11 @@ CASES = [
         ["m.jsonl:1: topic_id: run grp.nistrun answers topic 2024-1 twice (first at n.jsonl:1)"],
         kind="nist",
     ),
+    Case(
+        "nul-character-in-a-sentence",
+        [("r.jsonl", jl(line(answer=[sentence(text="Alpha\u0000 beta.")], response_length=2)))],
+        ["r.jsonl:1: answer[0].text: holds the control character U+0000 at character 6; it cannot be stored"],
+    ),
     Case("nist-empty-file", [("n.jsonl", b"")], ["n.jsonl: the file is empty"], kind="nist"),
     # --- topics
     Case(
@@ -295,7 +300,7 @@ CASES = [
     Case(
         "topics-jsonl-missing-id",
         [("t.jsonl", jl({"topic_id": "2024-7", "text": "a"}, {"text": "b"}))],
-        ["t.jsonl:2: topic_id: missing field (topic_id, qid or id)"],
+        ["t.jsonl:2: topic_id: missing field"],
         kind="topics",
     ),
     Case("topics-empty-file", [("t.tsv", b"")], ["t.tsv: the file is empty"], kind="topics"),
@@ -309,13 +314,13 @@ CASES = [
     Case(
         "passages-missing-docid",
         [("p.jsonl", jl({"docid": REF[2], "segment": "ok"}, {"segment": "no id"}))],
-        ["p.jsonl:2: docid: missing field or not a string"],
+        ["p.jsonl:2: docid: missing field"],
         kind="passages",
     ),
     Case(
         "passages-segment-not-a-string",
         [("p.jsonl", jl({"docid": REF[2], "segment": ["a", "b"]}))],
-        ["p.jsonl:1: segment: missing field or not a string"],
+        ["p.jsonl:1: segment: expected a string, got ['a', 'b']"],
         kind="passages",
     ),
     Case(
@@ -326,7 +331,7 @@ CASES = [
                 jl({"query": {"qid": "1"}, "candidates": [{"docid": REF[2], "doc": {"segment": "x"}}, {"docid": "y"}]}),
             )
         ],
-        ["p.jsonl:1: candidates[1].doc: missing field or not an object"],
+        ["p.jsonl:1: candidates[1].doc: missing field"],
         kind="passages",
     ),
     Case(
@@ -522,11 +527,6 @@ WARNING_CASES = [
         "answer-longer-than-400-words",
         jl(line(answer=[sentence(text="word " * 401)], response_length=401)),
         ["w.jsonl:1: answer: the answer has 401 words (more than 400)"],
-    ),
-    (
-        "nul-character",
-        jl(line(answer=[sentence(text="Alpha\u0000 beta.")], response_length=2)),
-        ["w.jsonl:1: answer[0].text: NUL characters removed from the text"],
     ),
 ]
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import tracemalloc
 
 import pytest
 from django.core.management import call_command
@@ -38,6 +40,18 @@ def write_shard(directory, shard, docs, *, junk_bytes=0):
             fh.write(json.dumps(line).encode("utf-8") + b"\n")
             ids.append(docid)
     return path, ids
+
+
+def write_gzipped_shard(directory, shard, docs, *, suffix=".jsonl.gz", filler_lines=0):
+    """The same shard gzipped, as the corpus is distributed; the offsets in the ids are those of the
+    uncompressed text. `filler_lines` segments of 1 kB come first (text that is read past, never parsed)."""
+    filler = [(1, i, "x" * 1000) for i in range(filler_lines)]
+    plain, ids = write_shard(directory, shard, filler + list(docs))
+    path = directory / f"msmarco_v2.1_doc_segmented_{shard}{suffix}"
+    with open(plain, "rb") as src, gzip.open(path, "wb") as dst:
+        dst.write(src.read())
+    plain.unlink()
+    return path, ids[filler_lines:]
 
 
 def load_run_citing(tmp_path, ids):
@@ -162,7 +176,8 @@ def test_it_warns_about_a_missing_shard_and_fills_the_others(db, tmp_path, corpu
 
     # then
     assert [str(w) for w in report.warnings] == [
-        "corpus: shard: no shard file msmarco_v2.1_doc_segmented_44.json; 1 passages left without text"
+        "corpus: shard: no shard file msmarco_v2.1_doc_segmented_44.json (or .jsonl, .json.gz, .jsonl.gz); "
+        "1 passages left without text"
     ]
     assert Passage.objects.get(passage_id=ids[0]).text == "one"
     assert not Passage.objects.get(passage_id="msmarco_v2.1_doc_44_1#0_0").has_text
@@ -195,3 +210,112 @@ def test_the_command_fills_from_the_corpus_and_missing_passages_lists_the_rest(d
     assert capsys.readouterr().out.splitlines()[-1:] == ["msmarco_v2.1_doc_10_5#0_0"]
     assert Passage.objects.get(passage_id=ids[0]).text == "nine"
     assert Citation.objects.filter(sentence__answer__in=Answer.objects.all()).count() == 2
+
+
+def test_it_fills_cited_passages_from_gzipped_shards_of_both_names(db, tmp_path, corpus):
+    # given: the official distribution's names (.json.gz) and the JSONL one (.jsonl.gz), ids in no order
+    _, ids_00 = write_gzipped_shard(corpus, "00", [(7, 0, "zéro ✓"), (7, 1, "un"), (9, 0, "deux")], suffix=".json.gz")
+    _, ids_58 = write_gzipped_shard(corpus, "58", [(3, 0, "fifty-eight")])
+    load_run_citing(tmp_path, [ids_58[0], ids_00[2], ids_00[0]])
+
+    # when
+    report = passages_fill_from_corpus(corpus_dir=corpus)
+
+    # then
+    assert report.counts == {"passages": 3, "passages_missing_before": 3}
+    assert dict(Passage.objects.filter(has_text=True).values_list("passage_id", "text")) == {
+        ids_00[0]: "zéro ✓",
+        ids_00[2]: "deux",
+        ids_58[0]: "fifty-eight",
+    }
+    assert Passage.objects.get(passage_id=ids_00[2]).title == "Title 9"
+
+
+def test_it_streams_a_gzipped_shard_without_holding_it_in_memory(db, tmp_path, corpus):
+    # given: 25 MB of segments before the two wanted ones (under 300 kB once gzipped)
+    path, ids = write_gzipped_shard(corpus, "21", [(5, 0, "late"), (5, 1, "last")], filler_lines=20_000)
+    load_run_citing(tmp_path, ids)
+
+    # when
+    tracemalloc.start()
+    try:
+        report = passages_fill_from_corpus(corpus_dir=corpus)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    # then: read in chunks of 1 MB, never the 20 MB at once
+    assert int(ids[0].rsplit("_", 1)[1]) > 20_000_000 > 50 * path.stat().st_size
+    assert report.counts["passages"] == 2
+    assert Passage.objects.get(passage_id=ids[1]).text == "last"
+    assert peak < 8_000_000
+
+
+def test_it_prefers_the_plain_shard_when_both_are_there(db, tmp_path, corpus):
+    # given: a gzipped shard whose line is not the passage's, beside a plain one that is right
+    _, ids = write_shard(corpus, "04", [(1, 0, "plain")])
+    (corpus / "msmarco_v2.1_doc_segmented_04.json.gz").write_bytes(gzip.compress(b"not this\n"))
+    load_run_citing(tmp_path, ids)
+
+    # when
+    passages_fill_from_corpus(corpus_dir=corpus)
+
+    # then
+    assert Passage.objects.get(passage_id=ids[0]).text == "plain"
+
+
+def test_it_rejects_an_offset_inside_a_line_of_a_gzipped_shard(db, tmp_path, corpus):
+    # given
+    _, ids = write_gzipped_shard(corpus, "03", [(9, 0, "good"), (9, 1, "moved")])
+    wrong = ids[1].rsplit("_", 1)[0] + "_" + str(int(ids[1].rsplit("_", 1)[1]) + 5)
+    load_run_citing(tmp_path, [ids[0], wrong])
+
+    # when
+    with pytest.raises(ImportRejected) as exc:
+        passages_fill_from_corpus(corpus_dir=corpus)
+
+    # then
+    offset = int(wrong.rsplit("_", 1)[1])
+    assert [str(e) for e in exc.value.report.errors] == [
+        f"msmarco_v2.1_doc_segmented_03.jsonl.gz: offset: {wrong}: no JSON line starts at byte {offset}"
+    ]
+    assert not Passage.objects.filter(has_text=True).exists()
+
+
+def test_it_rejects_an_offset_past_the_end_of_a_gzipped_shard(db, tmp_path, corpus):
+    # given
+    _, ids = write_gzipped_shard(corpus, "05", [(1, 0, "only")])
+    size = len(gzip.decompress((corpus / "msmarco_v2.1_doc_segmented_05.jsonl.gz").read_bytes()))
+    beyond = f"msmarco_v2.1_doc_05_1#1_{size + 100}"
+    load_run_citing(tmp_path, [ids[0], beyond])
+
+    # when
+    with pytest.raises(ImportRejected) as exc:
+        passages_fill_from_corpus(corpus_dir=corpus)
+
+    # then
+    assert [str(e) for e in exc.value.report.errors] == [
+        f"msmarco_v2.1_doc_segmented_05.jsonl.gz: offset: {beyond}: "
+        f"byte {size + 100} is past the end of the shard ({size} bytes uncompressed)"
+    ]
+
+
+def test_the_command_says_how_many_it_found_lists_the_rest_and_shows_progress(db, tmp_path, corpus, capsys):
+    # given: two passages in a gzipped shard, one in a shard that is not there, one id that is no segment id
+    _, ids = write_gzipped_shard(corpus, "30", [(1, 0, "thirty"), (2, 0, "thirty too")])
+    load_run_citing(tmp_path, [*ids, "msmarco_v2.1_doc_31_5#0_0", "not-a-segment"])
+
+    # when
+    call_command("import_passages", "--corpus", str(corpus), "--missing")
+
+    # then
+    out, err = capsys.readouterr()
+    assert out.splitlines()[-3:] == [
+        "found 2 of 4 cited passages without text; 2 not found:",
+        "msmarco_v2.1_doc_31_5#0_0",
+        "not-a-segment",
+    ]
+    # the tqdm bar, on stderr
+    assert "4/4" in err
+    assert "passage" in err
+    assert Passage.objects.get(passage_id=ids[1]).text == "thirty too"

@@ -36,7 +36,7 @@ def make_tasks(n, seed=0):
 def bench_env(transactional_db, live_server, settings, tmp_path, monkeypatch):
     """An organizer and two assessors with tokens, the worker-token file in the environment, uploads in tmp."""
     settings.MEDIA_ROOT = tmp_path / "media"
-    settings.IMPORT_TASKS_IN_THREAD = True
+    settings.BACKGROUND_IN_THREAD = True
     admin, workers = provision(2)
     path = tmp_path / "workers.json"
     path.write_text(json.dumps(workers))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
+from django.test import RequestFactory
 from django.urls import reverse
 
 from judging.models import Judge
@@ -13,6 +14,11 @@ from tests.factories import JudgeFactory, JudgmentFactory, OrganizerFactory, Use
 pytestmark = pytest.mark.django_db
 
 GOOD = "a-long-enough-password"
+
+
+def login_request():
+    """What the login form hands `authenticate`: django-axes counts each attempt against its request's address."""
+    return RequestFactory().post("/accounts/login/")
 
 
 def test_an_organizer_creates_an_assessor_who_can_log_in_and_has_a_judge(client, organizer):
@@ -24,7 +30,7 @@ def test_an_organizer_creates_an_assessor_who_can_log_in_and_has_a_judge(client,
     assert "Assessor bob created" in response.content.decode()
     bob = User.objects.get(username="bob")
     assert not bob.is_staff
-    assert authenticate(username="bob", password=GOOD) == bob
+    assert authenticate(login_request(), username="bob", password=GOOD) == bob
     assert Judge.objects.filter(user=bob).count() == 1
 
 
@@ -73,12 +79,12 @@ def test_a_deactivated_assessor_cannot_log_in_until_reactivated(client, organize
     client.post(url, {"active": "false"})
     assessor.refresh_from_db()
     assert not assessor.is_active
-    assert authenticate(username="alice", password=GOOD) is None
+    assert authenticate(login_request(), username="alice", password=GOOD) is None
 
     client.post(url, {"active": "true"})
     assessor.refresh_from_db()
     assert assessor.is_active
-    assert authenticate(username="alice", password=GOOD) == assessor
+    assert authenticate(login_request(), username="alice", password=GOOD) == assessor
 
 
 def test_a_reset_password_works_and_ends_the_assessors_sessions(client, organizer, assessor):
@@ -94,7 +100,9 @@ def test_a_reset_password_works_and_ends_the_assessors_sessions(client, organize
     client.post(reverse("judging:assessor_password", args=[assessor.pk]), {"password": "brand-new-password-9"})
 
     # then
-    assert authenticate(username="alice", password="brand-new-password-9") == User.objects.get(pk=assessor.pk)
+    assert authenticate(login_request(), username="alice", password="brand-new-password-9") == User.objects.get(
+        pk=assessor.pk
+    )
     assert theirs.get("/judge/").status_code == 302  # their session ended
 
 
@@ -106,7 +114,7 @@ def test_a_weak_reset_password_is_refused_and_the_old_one_kept(client, organizer
     response = client.post(reverse("judging:assessor_password", args=[assessor.pk]), {"password": "x"}, follow=True)
 
     assert "Password not changed for alice" in response.content.decode()
-    assert authenticate(username="alice", password=GOOD) is not None
+    assert authenticate(login_request(), username="alice", password=GOOD) is not None
 
 
 def test_organizer_accounts_cannot_be_managed_here_and_assessors_cannot_manage(client, organizer, assessor):

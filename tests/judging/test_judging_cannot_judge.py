@@ -128,6 +128,7 @@ def test_an_assessor_skips_a_pair_with_the_0_key_and_a_reason(live_server, page)
     token = page.get_attribute("#pair-card", "data-token")
     page.keyboard.press("0")
     page.wait_for_function("t => document.getElementById('pair-card').dataset.token !== t", arg=token)
+    page.wait_for_selector("body[data-judge=ready]", state="attached")  # the answer acknowledged
 
     judgment = Judgment.objects.get(assignment_id=assignment.pk)
     assert (judgment.label, judgment.not_judged_reason) == ("", "I do not know enough about the topic")

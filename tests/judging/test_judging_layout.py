@@ -58,7 +58,7 @@ def _long_answer_campaign():
     topic, run, passage = TopicFactory(), RunFactory(), PassageFactory(text="A long passage. " * 300)
     sentences = [(f"{k}. {LONG}", []) for k in range(30)] + [("The judged claim at the very end.", [passage])]
     answer_build(run=run, topic=topic, sentences=sentences)
-    campaign = campaign_create(name="long", runs=[run], topics=[topic], depth=1)
+    campaign = campaign_create(name="long", runs=[run], topics=[topic], depth=1, guidelines="")
     campaign_build_pairs(campaign=campaign)
     return campaign
 
@@ -135,6 +135,7 @@ def test_a_flag_is_shown_on_a_revisit_and_x_removes_it(live_server, page):
     token = page.get_attribute("#pair-card", "data-token")
     page.keyboard.press("3")
     page.wait_for_function("t => document.getElementById('pair-card').dataset.token !== t", arg=token)
+    page.wait_for_selector("body[data-judge=ready]", state="attached")  # every answer acknowledged
     rows = list(Judgment.objects.filter(assignment=assignment).order_by("pk").values_list("label", "flagged"))
     assert rows == [("PS", True), ("NS", False)]
 

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.qrels import QRELS_LEVEL_HELP, QrelsLevel
+from judging.exchange.selectors import NistKeyChoice
 from judging.exchange.writable import Writable
 from judging.management.arguments import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
 from judging.scope import EVERY_CITATION
@@ -34,6 +35,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--qrels-level", choices=QrelsLevel.CHOICES, default=QrelsLevel.SENTENCE, help=QRELS_LEVEL_HELP
         )
+        parser.add_argument(
+            "--nist-keys",
+            choices=NistKeyChoice.CHOICES,
+            default=NistKeyChoice.SOURCE,
+            help="nist: the key spelling; `source` (default) writes each answer as the NIST file its labels came "
+            "from (sentenceId/citationId elsewhere); sentenceId = the Webassess file's (citationId indexes the "
+            "references); sentenceID = the 2024-10-25 files' (citationID is the citation's position)",
+        )
         add_scope_arguments(parser, depth_default="every citation")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -44,7 +53,12 @@ class Command(BaseCommand):
 
         def export(out: Writable) -> int:
             return judgments_export(
-                out, fmt=options["format"], scope=scope, label_sets=sets, qrels_level=options["qrels_level"]
+                out,
+                fmt=options["format"],
+                scope=scope,
+                label_sets=sets,
+                qrels_level=options["qrels_level"],
+                nist_keys=options["nist_keys"],
             )
 
         try:

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judging.management.arguments import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
-from metrics.budget import Design, simulate
+from metrics.budget import Design, Interval, simulate
 from metrics.budget_selectors import budget_population
 
 
@@ -29,6 +29,12 @@ class Command(BaseCommand):
         parser.add_argument("--metric", choices=["precision", "recall", "both"], default="both")
         parser.add_argument("--repeats", type=int, default=200)
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--interval",
+            choices=Interval.CHOICES,
+            default=Interval.T,
+            help="t: Student's t quantile with (drawn units of the run - 1) degrees of freedom (default); normal: 1.96",
+        )
         parser.add_argument("--format", choices=["table", "json"], default="table")
         add_scope_arguments(parser, depth_default="1: first citations")
 
@@ -46,6 +52,7 @@ class Command(BaseCommand):
                 metrics=("precision", "recall") if options["metric"] == "both" else (options["metric"],),
                 repeats=options["repeats"],
                 seed=options["seed"],
+                interval=options["interval"],
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
@@ -57,6 +64,7 @@ class Command(BaseCommand):
                 "topics": len(topics),
                 "citations": len(population.answer),
                 "unit": "first citations the truth labelled; sampling unit: the citation",
+                "interval": options["interval"],
                 "rows": [asdict(r) for r in rows],
             }
             self.stdout.write(json.dumps(payload, indent=2))
@@ -76,4 +84,7 @@ class Command(BaseCommand):
                 f"{r.coverage_human_only:>6.3f} {r.width:>7.4f} {r.width_human_only:>7.4f} {r.mae:>7.4f} "
                 f"{r.mae_human_only:>7.4f} {r.tau:>6.3f} {r.tau_human_only:>6.3f} {r.tau_llm_only:>7.3f}"
             )
-        w("HO: human-only estimate of the same sample. Intervals: 95%, estimate ± 1.96 se (difference estimator).")
+        quantile = "t quantile, drawn citations of the run - 1 d.f." if options["interval"] == Interval.T else "1.96"
+        w(
+            f"HO: human-only estimate of the same sample. Intervals: 95%, estimate ± se x {quantile} (difference estimator)."
+        )

@@ -50,6 +50,11 @@ class Command(BaseCommand):
             f"labels {report.label_set['title']}  [{report.label_set['spec']}]  unit: {depth_unit(report.depth)}  "
             f"{len(report.topics)} judged topics  ({interval_note(len(report.topics), report.resamples)}, "
             f"seed {report.seed})"
+            + (
+                f"  only citations of passages {scope.relevance.source} graded >= {scope.relevance.min_grade}"
+                if scope.relevance is not None
+                else ""
+            )
         )
         width = max([len(r.run_id) for r in report.rows] + [6])
         self.stdout.write(

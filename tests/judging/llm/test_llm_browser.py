@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def slow_job_page(page, live_server, organizer, fake_openai, llm_fast, *, statements, latency):
     """The campaign's pre-label page, logged in as the organizer, with a judge answering one call at a time
     after `latency` seconds (jobs run in a thread of the live server); returns the judge."""
-    llm_fast.LLM_TASKS_IN_THREAD = True
+    llm_fast.BACKGROUND_IN_THREAD = True
     fake_openai.switches.latency = latency
     campaign = llm_campaign_build(statements=statements)
     llm = services.llm_judge_create(

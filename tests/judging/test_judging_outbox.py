@@ -1,0 +1,261 @@
+"""Zero-wait judging and nothing lost, in Chromium (issue 14, point 2): the next card is held in advance and
+shown at once, the judgment waits in an outbox (localStorage) until the server acknowledges it, failures are
+retried, a reload keeps unsent judgments, a stale card held in advance is replaced, and a 403 or 500 never
+replaces the judging page, with DEBUG on or off."""
+
+from __future__ import annotations
+
+import pytest
+
+from judging import queue, services
+from judging.models import CampaignPair, Condition, Judgment
+from tests.conftest import browser_login
+from tests.factories import UserFactory, judging_campaign_build
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+OUTBOX_SIZE = "() => Object.keys(localStorage).filter(k => k.startsWith('judge-outbox:')).length"
+
+
+def _setup(n_sentences=6):
+    campaign = judging_campaign_build(n_sentences=n_sentences, passages_per_topic=3)
+    alice = UserFactory(username="alice")
+    return services.assignments_create(
+        campaign=campaign, assessor=alice, topics=list(campaign.topics.all()), condition=Condition.FROM_SCRATCH
+    )[0]
+
+
+def _queue_order(assignment) -> list[int]:
+    return list(
+        CampaignPair.objects.filter(campaign=assignment.campaign).order_by("position").values_list("pair_id", flat=True)
+    )
+
+
+def _open(page, live_server, assignment) -> None:
+    # The live server's first request sets up its static files: slow on a busy machine, so given longer.
+    page.goto(f"{live_server.url}/accounts/login/", timeout=90_000)
+    browser_login(page, live_server, "alice")
+    page.goto(f"{live_server.url}/judge/{assignment.pk}/")
+    page.wait_for_selector("body[data-judge=ready]", state="attached")
+
+
+def _on_screen(page) -> int:
+    return int(page.get_attribute("#pair-card input[name=pair_id]", "value"))
+
+
+def _saved(page, timeout: int = 30_000) -> None:
+    page.wait_for_selector("body[data-judge=ready]", state="attached", timeout=timeout)
+
+
+@pytest.mark.parametrize("failure", ["network", "server error"])
+def test_a_submit_that_fails_three_times_waits_in_the_outbox_and_is_stored_once(live_server, page, failure):
+    # given: the server cannot be reached (or answers 500) until the test lets requests through
+    assignment = _setup()
+    order = _queue_order(assignment)
+    _open(page, live_server, assignment)
+    network = {"down": True, "calls": 0}
+
+    def flaky(route):
+        network["calls"] += 1
+        if not network["down"]:
+            route.continue_()
+        elif failure == "network":
+            route.abort()
+        else:
+            route.fulfill(status=500, body="<h1>Server Error (500)</h1>", content_type="text/html")
+
+    page.route("**/submit/", flaky)
+
+    # when: a key answers the first pair
+    page.keyboard.press("2")
+
+    # then: the next card is there at once, and the judgment waits, said on the page, after three failures
+    page.wait_for_function("() => document.getElementById('judge-status').textContent.includes('(try 3)')")
+    assert _on_screen(page) == order[1]
+    assert network["calls"] >= 3
+    assert "Not saved yet" in page.inner_text("#judge-status")
+    assert page.inner_text("#unsaved") == "1 unsaved"
+    assert page.evaluate(OUTBOX_SIZE) == 1
+    assert not Judgment.objects.exists()
+
+    # when the network returns
+    network["down"] = False
+    _saved(page)
+
+    # then: stored exactly once, the outbox empty, the page says so
+    rows = list(Judgment.objects.filter(assignment=assignment).values_list("pair_id", "label"))
+    assert rows == [(order[0], "PS")]
+    assert page.evaluate(OUTBOX_SIZE) == 0
+    assert page.is_hidden("#unsaved")
+    assert "Saved" in page.inner_text("#judge-status")
+
+
+def test_a_reload_keeps_unsent_judgments_and_sends_them(live_server, page):
+    # given: two pairs answered while the server cannot be reached
+    assignment = _setup()
+    order = _queue_order(assignment)
+    _open(page, live_server, assignment)
+    page.route("**/submit/", lambda route: route.abort())
+    page.keyboard.press("1")
+    page.keyboard.press("3")
+    page.wait_for_function("() => document.body.dataset.unsaved === '2'")
+    dialogs = []
+
+    def accept(dialog):
+        dialogs.append(dialog.type)
+        dialog.accept()
+
+    page.on("dialog", accept)
+
+    # when the assessor reloads the tab (and confirms leaving the page)
+    page.reload()
+    page.wait_for_selector("#pair-card")
+
+    # then: the browser warned first, the two judgments are still waiting, nothing is stored yet
+    assert dialogs == ["beforeunload"]
+    page.wait_for_function("() => document.body.dataset.unsaved === '2'")
+    assert not Judgment.objects.exists()
+
+    # when the network returns
+    page.unroute("**/submit/")
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")
+    _saved(page)
+
+    # then: both are stored once, in order, and the page goes on with the third pair
+    rows = list(Judgment.objects.filter(assignment=assignment).order_by("pk").values_list("pair_id", "label"))
+    assert rows == [(order[0], "FS"), (order[1], "NS")]
+    assert _on_screen(page) == order[2]
+    assert page.inner_text("#topic-progress") == f"2 / {len(order)}"
+
+
+def test_a_card_held_in_advance_and_judged_elsewhere_is_replaced_and_nothing_doubles(live_server, page):
+    # given: the page holds the second pair in advance, and the assessor judges that pair in another tab
+    assignment = _setup()
+    order = _queue_order(assignment)
+    _open(page, live_server, assignment)
+    second = queue.queue_state(assignment=assignment, following=True).following.card
+    assert second.campaign_pair.pair_id == order[1]
+    services.judgment_submit(assignment=assignment, pair_id=order[1], label="NS", token=second.token_uuid)
+    # The first submit fails once, so that the assessor also answers the stale card before the server speaks.
+    calls = {"n": 0}
+
+    def first_fails(route):
+        calls["n"] += 1
+        route.abort() if calls["n"] == 1 else route.continue_()
+
+    page.route("**/submit/", first_fails)
+
+    # when: the assessor answers the first pair, and (at once) the stale second one
+    page.keyboard.press("1")
+    page.keyboard.press("2")
+    _saved(page)
+
+    # then: the page moved on to the third pair and said why; each pair has one judgment, the other tab's stands
+    assert _on_screen(page) == order[2]
+    assert calls["n"] == 3  # the failed one, its retry, the stale card's
+    rows = sorted(Judgment.objects.filter(assignment=assignment).values_list("pair_id", "label"))
+    assert rows == sorted([(order[0], "FS"), (order[1], "NS")])
+
+
+def test_a_stale_card_on_screen_is_replaced_when_the_server_answers(live_server, page):
+    # given: the page holds the second pair in advance; another tab judges it
+    assignment = _setup()
+    order = _queue_order(assignment)
+    _open(page, live_server, assignment)
+    second = queue.queue_state(assignment=assignment, following=True).following.card
+    services.judgment_submit(assignment=assignment, pair_id=order[1], label="PS", token=second.token_uuid)
+
+    # when: the assessor answers the first pair (the stale second card shows at once)
+    page.keyboard.press("3")
+    _saved(page)
+
+    # then: the server's answer replaced it with the third pair, and the page says why
+    assert _on_screen(page) == order[2]
+    assert "already been judged" in page.inner_text("#judge-status")
+    assert Judgment.objects.filter(assignment=assignment).count() == 2
+
+
+@pytest.mark.parametrize("debug", [True, False], ids=["DEBUG on", "DEBUG off"])
+def test_a_500_does_not_replace_the_judging_page_with_debug_on_or_off(live_server, page, settings, monkeypatch, debug):
+    # given: the server fails (a real exception inside Django) on the first two submits
+    settings.DEBUG = debug
+    assignment = _setup()
+    order = _queue_order(assignment)
+    _open(page, live_server, assignment)
+    real = services.judgment_submit_and_next
+    calls = {"n": 0}
+
+    def failing(**kwargs):
+        calls["n"] += 1
+        if calls["n"] <= 2:
+            raise RuntimeError("the database went away")
+        return real(**kwargs)
+
+    monkeypatch.setattr(services, "judgment_submit_and_next", failing)
+
+    # when
+    page.keyboard.press("1")
+    page.wait_for_function("() => document.getElementById('judge-status').textContent.includes('server error 500')")
+
+    # then: still the judging page, with the banner, no error page
+    assert page.locator("#pair-card").count() == 1
+    assert "RuntimeError" not in page.content()
+    assert "Not saved yet" in page.inner_text("#judge-status")
+    _saved(page)
+    assert list(Judgment.objects.filter(assignment=assignment).values_list("pair_id", "label")) == [(order[0], "FS")]
+
+
+@pytest.mark.parametrize("debug", [True, False], ids=["DEBUG on", "DEBUG off"])
+def test_a_403_keeps_the_judgment_and_says_what_to_do_with_debug_on_or_off(live_server, page, settings, debug):
+    # given: the CSRF cookie is gone (Django refuses the submit with a real 403)
+    settings.DEBUG = debug
+    assignment = _setup()
+    order = _queue_order(assignment)
+    _open(page, live_server, assignment)
+    csrf = [c for c in page.context.cookies() if c["name"] == "csrftoken"]
+    session = [c for c in page.context.cookies() if c["name"] == "sessionid"]
+    page.context.clear_cookies()
+    page.context.add_cookies(session)
+
+    # when
+    page.keyboard.press("2")
+
+    # then: the judging page stays, the judgment waits, the page says to log in again
+    page.wait_for_selector("#judge-status.error")
+    assert "logged out" in page.inner_text("#judge-status")
+    assert page.locator("#judge-status a[target=_blank]").count() == 1
+    assert page.locator("#pair-card").count() == 1
+    assert "CSRF verification failed" not in page.content()
+    assert page.evaluate(OUTBOX_SIZE) == 1
+    assert not Judgment.objects.exists()
+
+    # when the cookie is back (as after logging in again in another tab)
+    page.context.add_cookies(csrf)
+    page.evaluate("() => window.dispatchEvent(new Event('focus'))")
+    _saved(page)
+
+    # then
+    assert list(Judgment.objects.filter(assignment=assignment).values_list("pair_id", "label")) == [(order[0], "PS")]
+
+
+def test_a_judgment_made_while_logged_out_is_sent_after_logging_in_again(live_server, page):
+    # given: the session has ended
+    assignment = _setup()
+    order = _queue_order(assignment)
+    _open(page, live_server, assignment)
+    page.context.clear_cookies()
+
+    # when: the assessor answers, then logs in again in another tab and comes back
+    page.keyboard.press("3")
+    page.wait_for_selector("#judge-status.error")
+    assert "logged out" in page.inner_text("#judge-status")
+    assert not Judgment.objects.exists()
+    other = page.context.new_page()
+    browser_login(other, live_server, "alice")
+    other.close()
+    page.bring_to_front()
+    page.evaluate("() => window.dispatchEvent(new Event('focus'))")
+    _saved(page)
+
+    # then: stored once
+    assert list(Judgment.objects.filter(assignment=assignment).values_list("pair_id", "label")) == [(order[0], "NS")]
