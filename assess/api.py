@@ -26,6 +26,13 @@ from assess.importers.jobs import ImportJobInvalid, import_job_progress, import_
 from assess.models import ImportJob, ImportKind, Passage, Run, Task, Topic
 
 
+class ErrorDetailSerializer(serializers.Serializer[dict[str, Any]]):
+    """An error's answer, `{"detail": "..."}`: what every API view refuses with when no field is at fault
+    (config/schema.py documents the common ones on every operation; a view names its own, such as a 409)."""
+
+    detail = serializers.CharField()
+
+
 class TopicSerializer(serializers.ModelSerializer[Topic]):
     answers_count = serializers.IntegerField(read_only=True)
 

@@ -16,6 +16,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
+from drf_spectacular.authentication import BasicScheme
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication
 
@@ -71,6 +72,12 @@ class LockoutAwareBasicAuthentication(BasicAuthentication):
             if request is not None and AxesProxyHandler.is_locked(request, {"username": userid}):
                 raise LoginLockedOut() from None
             raise
+
+
+class LockoutAwareBasicScheme(BasicScheme):
+    """The API schema's security scheme for it: HTTP Basic, as for DRF's own (registered by subclassing)."""
+
+    target_class = LockoutAwareBasicAuthentication
 
 
 class LoginLockedOut(exceptions.APIException):

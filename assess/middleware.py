@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 
 NUL = "\x00"
+NUL_REFUSED = "NUL bytes (%00) are not allowed in a URL."
 
 
 def refuse_nul_middleware(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable[[HttpRequest], HttpResponse]:
@@ -18,7 +19,9 @@ def refuse_nul_middleware(get_response: Callable[[HttpRequest], HttpResponse]) -
         if NUL in request.path_info or any(
             NUL in key or any(NUL in value for value in values) for key, values in request.GET.lists()
         ):
-            return HttpResponseBadRequest("NUL bytes (%00) are not allowed in a URL.", content_type="text/plain")
+            if request.path_info.startswith("/api/"):
+                return JsonResponse({"detail": NUL_REFUSED}, status=400)
+            return HttpResponseBadRequest(NUL_REFUSED, content_type="text/plain")
         return get_response(request)
 
     return middleware

@@ -8,3 +8,7 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 application = get_asgi_application()
+
+from config.startup import database_check  # noqa: E402  (after Django is set up)
+
+database_check()

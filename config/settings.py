@@ -150,6 +150,9 @@ elif DB_PREPARED_STATEMENTS:
     # page's few statements run on every keystroke, and planning them each time was most of PostgreSQL's CPU.
     # Turn off behind a pooler in transaction mode (PgBouncer before 1.21), which cannot keep prepared statements.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"server_side_binding": True, "prepare_threshold": 5})
+if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+    # An unreachable PostgreSQL fails a request within seconds (a 503, config/errors.py), not after a minute.
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int("DB_CONNECT_TIMEOUT", 5)
 if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and env_bool("DB_POOL", default=False):
     # Under ASGI or threaded workers Django runs each request's view in a thread of its own, so persistent
     # connections would pile up: a pool per process instead (DB_POOL=true), as Django's documentation advises.
@@ -217,6 +220,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3600)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 3500)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Sending a task to an unreachable broker fails within seconds (a 503 to the request that sent it), not a minute.
+CELERY_BROKER_CONNECTION_TIMEOUT = env_float("REDIS_CONNECT_TIMEOUT", 2.0)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_connect_timeout": env_float("REDIS_CONNECT_TIMEOUT", 2.0),
+    "socket_timeout": env_float("REDIS_SOCKET_TIMEOUT", 5.0),
+}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 
 # Bounds on every imported file (assess/importers/lines.py), whichever way it comes in: its size on disk and
 # once decompressed, one line's length (read with a bound, never whole), and how far a .gz may expand.
@@ -249,6 +259,11 @@ if REDIS_URL:
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "assess",
+            # An unreachable Redis fails fast (a 503, config/errors.py) instead of holding a worker for minutes.
+            "OPTIONS": {
+                "SOCKET_CONNECT_TIMEOUT": env_float("REDIS_CONNECT_TIMEOUT", 2.0),
+                "SOCKET_TIMEOUT": env_float("REDIS_SOCKET_TIMEOUT", 5.0),
+            },
         }
     }
 else:
@@ -265,6 +280,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # DRF's three parsers, JSON's with its nesting bounded (a deep body is a 400, not a RecursionError).
+    "DEFAULT_PARSER_CLASSES": [
+        "config.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     # Requests per client and minute (docs/operations.md): far above a person or one well-behaved script, low
     # enough that a runaway or hostile client is slowed to 429s; counted in the cache (Redis when configured).
     "DEFAULT_THROTTLE_CLASSES": [
@@ -290,6 +311,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # `label` and `shown_label` hold the same three labels: one enumeration in the schema, named for them.
+    "ENUM_NAME_OVERRIDES": {"LabelEnum": "judging.models.Label"},
+    # Every operation's error answers (400, 401, 403, 404, 503), written once in config/schema.py.
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.schema.add_error_responses"],
 }
 
 LOGGING = {
@@ -299,5 +324,14 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
 }
 
+# HTTPS, each part by its own variable (docs/operations.md lists the production values; `manage.py check --deploy`
+# is clean with them). Off by default: a local or demo server speaks plain HTTP.
 if not DEBUG:
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=False)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+# Behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips it from clients): the request is HTTPS.
+if env_bool("TRUST_X_FORWARDED_PROTO", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

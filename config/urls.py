@@ -1,12 +1,26 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 from django.urls import URLPattern, URLResolver, include, path
+from django.views import View
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from assess import views as assess_views
+
+
+class ApiDocsView(SpectacularSwaggerView):
+    """The Swagger UI page. OPTIONS answers as any Django view does (200, the allowed methods): DRF's answer, API
+    metadata, has no template on this HTML page and failed (a 500)."""
+
+    def options(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]
+        return View.options(self, request, *args, **kwargs)
+
 
 api_patterns: list[URLPattern | URLResolver] = [
     path("", include("assess.api_urls")),
@@ -14,7 +28,7 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("", include("metrics.api_urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # Behind login like the API (SPECTACULAR_SETTINGS["SERVE_PERMISSIONS"]); a browser is sent to the login page.
-    path("docs/", login_required(SpectacularSwaggerView.as_view(url_name="api-schema")), name="api-docs"),
+    path("docs/", login_required(ApiDocsView.as_view(url_name="api-schema")), name="api-docs"),
 ]
 
 urlpatterns = [
@@ -27,3 +41,7 @@ urlpatterns = [
     path("", include("metrics.urls")),
     path("api/", include(api_patterns)),
 ]
+
+# Every failure of the request cycle: JSON under /api/, and an unreachable database or Redis is a 503 (errors.py).
+handler404 = "config.errors.page_not_found"
+handler500 = "config.errors.server_error"

@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import BasePermission, IsAdminUser, IsAuthenticated
@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assess.api import ErrorDetailSerializer
 from assess.models import Run, Topic
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation
@@ -37,7 +38,7 @@ class CampaignOutputSerializer(serializers.ModelSerializer):
         slug_field="topic_id", many=True, read_only=True
     )
     post_edit_judge: serializers.SlugRelatedField[Judge] = serializers.SlugRelatedField(
-        slug_field="name", read_only=True
+        slug_field="name", read_only=True, allow_null=True
     )
 
     class Meta:
@@ -101,6 +102,11 @@ class BuildInputSerializer(serializers.Serializer):
     allow_missing_text = serializers.BooleanField(default=False)
 
 
+class BuildConflictSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    missing_passages = serializers.ListField(child=serializers.CharField())
+
+
 class CampaignViewSet(
     mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet
 ):
@@ -136,7 +142,13 @@ class CampaignViewSet(
         campaign.refresh_from_db()
         return Response(CampaignOutputSerializer(campaign).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=BuildInputSerializer, responses={200: CampaignOutputSerializer})
+    @extend_schema(
+        request=BuildInputSerializer,
+        responses={
+            200: CampaignOutputSerializer,
+            409: OpenApiResponse(BuildConflictSerializer, description="passages cited by the pool have no text"),
+        },
+    )
     @action(detail=True, methods=["post"])
     def build(self, request: Request, pk: str | None = None) -> Response:
         campaign = self.get_object()
@@ -236,6 +248,59 @@ class SubmitInputSerializer(serializers.Serializer):
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
 
 
+class DoneOfTotalSerializer(serializers.Serializer):
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class ProgressOutputSerializer(serializers.Serializer):
+    topic = DoneOfTotalSerializer()
+    overall = DoneOfTotalSerializer()
+
+
+class TopicOutputSerializer(serializers.Serializer):
+    topic_id = serializers.CharField()
+    text = serializers.CharField()
+
+
+class CardSentenceSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    index = serializers.IntegerField(allow_null=True, help_text="its index in the answer (`context`)")
+
+
+class CardPassageSerializer(serializers.Serializer):
+    passage_id = serializers.CharField()
+    title = serializers.CharField(allow_blank=True)
+    text = serializers.CharField(allow_blank=True)
+    url = serializers.CharField(allow_blank=True)
+
+
+class CardPairSerializer(serializers.Serializer):
+    pair_id = serializers.IntegerField()
+    token = serializers.UUIDField(help_text="send it back with the judgment: a repeated submit stores one")
+    sentence = CardSentenceSerializer()
+    # A declared field, popped from the class by DRF's metaclass: it does not hide the serializer's `context`.
+    context = serializers.ListField(  # type: ignore[assignment]
+        child=serializers.CharField(allow_blank=True), help_text="the answer's sentences"
+    )
+    passage = CardPassageSerializer()
+    shown_label = serializers.ChoiceField(
+        choices=Label.choices, required=False, help_text="post-edit assignments only: the LLM's label, pre-selected"
+    )
+
+
+class CardOutputSerializer(serializers.Serializer):
+    """The shape `card_payload` answers (the schema's; the payload is built from the queue state)."""
+
+    assignment = serializers.IntegerField()
+    condition = serializers.ChoiceField(choices=Condition.choices)
+    topic = TopicOutputSerializer()
+    progress = ProgressOutputSerializer()
+    held_back = serializers.IntegerField()
+    finished = serializers.BooleanField()
+    pair = CardPairSerializer(allow_null=True, help_text="null once the assignment is finished")
+
+
 def card_payload(state: queue.QueueState) -> dict[str, Any]:
     """The next pair as JSON. `shown_label` exists only for post-edit assignments (blindness)."""
     body: dict[str, Any] = {
@@ -287,16 +352,53 @@ class _OwnAssignmentView(APIView):
 class NextPairView(_OwnAssignmentView):
     """The next pair of the caller's own assignment, with its submission token."""
 
-    @extend_schema(responses={200: dict})
+    @extend_schema(responses={200: CardOutputSerializer})
     def get(self, request: Request, assignment_id: int) -> Response:
         assignment = self.assignment(request, assignment_id)
         return Response(card_payload(queue.queue_state(assignment=assignment)))
 
 
+class JudgmentSerializer(serializers.ModelSerializer):
+    judge: serializers.SlugRelatedField[Judge] = serializers.SlugRelatedField(slug_field="name", read_only=True)
+
+    class Meta:
+        model = Judgment
+        fields = [
+            "id",
+            "judge",
+            "assignment",
+            "pair",
+            "citation",
+            "label",
+            "condition",
+            "shown_label",
+            "label_changed",
+            "seconds",
+            "flagged",
+            "comment",
+            "created_at",
+        ]
+
+
+class SubmitOutputSerializer(serializers.Serializer):
+    judgment = JudgmentSerializer()
+    created = serializers.BooleanField(help_text="false: the token's judgment was already stored (a repeat)")
+    next = CardOutputSerializer()
+
+
 class SubmitView(_OwnAssignmentView):
     """Store one judgment per token; the response holds the stored judgment and the next pair."""
 
-    @extend_schema(request=SubmitInputSerializer, responses={200: dict, 201: dict})
+    @extend_schema(
+        request=SubmitInputSerializer,
+        responses={
+            201: SubmitOutputSerializer,
+            200: OpenApiResponse(SubmitOutputSerializer, description="this token's judgment was already stored"),
+            409: OpenApiResponse(
+                ErrorDetailSerializer, description="refused: the pair is not this assignment's to judge now"
+            ),
+        },
+    )
     def post(self, request: Request, assignment_id: int) -> Response:
         assignment = self.assignment(request, assignment_id)
         data = SubmitInputSerializer(data=request.data)
@@ -324,28 +426,6 @@ class SubmitView(_OwnAssignmentView):
 
 
 # --- judgments ------------------------------------------------------------------------------------
-
-
-class JudgmentSerializer(serializers.ModelSerializer):
-    judge: serializers.SlugRelatedField[Judge] = serializers.SlugRelatedField(slug_field="name", read_only=True)
-
-    class Meta:
-        model = Judgment
-        fields = [
-            "id",
-            "judge",
-            "assignment",
-            "pair",
-            "citation",
-            "label",
-            "condition",
-            "shown_label",
-            "label_changed",
-            "seconds",
-            "flagged",
-            "comment",
-            "created_at",
-        ]
 
 
 class JudgmentViewSet(viewsets.ReadOnlyModelViewSet):

@@ -15,6 +15,7 @@ from assess.models import Answer, Citation, Relevance
 from judging.models import Campaign
 
 EVERY_CITATION = 0  # as a depth: every citation of each sentence
+MAX_DEPTH = 1000  # the largest depth a page or the API accepts: beyond any sentence's citations
 RELEVANCE_HELP = (
     "only citations of passages that SOURCE graded at least MIN (0-3) for the answer's topic, as SOURCE:MIN "
     "(import_qrels); the depth is applied first, and a sentence left without a citation counts 0 in recall"

@@ -13,7 +13,8 @@ from typing import Any
 
 from django.core.paginator import Paginator
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
@@ -24,7 +25,7 @@ from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.qrels import QRELS_LEVEL_HELP, QrelsLevel
 from judging.exchange.selectors import NistKeyChoice
 from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_describe, label_set_get
-from judging.scope import EVERY_CITATION, RELEVANCE_HELP, Scope, relevance_filter_parse, scope_for
+from judging.scope import EVERY_CITATION, MAX_DEPTH, RELEVANCE_HELP, Scope, relevance_filter_parse, scope_for
 from metrics.exports import scores_csv, topic_scores_csv
 from metrics.reports import agreement_report, depth_unit, scores_report, topic_scores_report
 from metrics.scores import LABELS
@@ -46,9 +47,11 @@ class LabelSetField(serializers.CharField):
 
 
 class ScopeInputSerializer(serializers.Serializer[dict[str, Any]]):
-    campaign = serializers.CharField(required=False, allow_blank=True)
-    depth = serializers.IntegerField(required=False, min_value=0, help_text="0 = every citation")
-    topics = serializers.CharField(required=False, allow_blank=True, help_text="comma-separated topic ids")
+    campaign = serializers.CharField(required=False, allow_blank=True, max_length=128)
+    depth = serializers.IntegerField(required=False, min_value=0, max_value=MAX_DEPTH, help_text="0 = every citation")
+    topics = serializers.CharField(
+        required=False, allow_blank=True, max_length=100_000, help_text="comma-separated topic ids"
+    )
     relevance = serializers.CharField(required=False, allow_blank=True, max_length=80, help_text=RELEVANCE_HELP)
 
 
@@ -96,6 +99,145 @@ class ExportInputSerializer(ScopeInputSerializer):
     )
 
 
+class LabelSetOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    spec = serializers.CharField()
+    title = serializers.CharField()
+    rule = serializers.CharField()
+    condition = serializers.CharField(allow_blank=True)
+
+
+class IntervalsOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    resamples = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    level = serializers.FloatField()
+    method = serializers.CharField()
+    note = serializers.CharField()
+
+
+class RunScoreOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    run_id = serializers.CharField()
+    group = serializers.CharField(allow_blank=True)
+    task = serializers.CharField(allow_blank=True)
+    judge = serializers.CharField()
+    weighted_precision = serializers.FloatField()
+    weighted_recall = serializers.FloatField()
+    mean_sentences = serializers.FloatField()
+    topics = serializers.IntegerField()
+    precision_low = serializers.FloatField(allow_null=True)
+    precision_high = serializers.FloatField(allow_null=True)
+    recall_low = serializers.FloatField(allow_null=True)
+    recall_high = serializers.FloatField(allow_null=True)
+
+
+class ScoresOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    """`ScoresReport.as_dict()`: every run's scores in one label set, at a depth, over the named topics."""
+
+    label_set = LabelSetOutputSerializer()
+    depth = serializers.IntegerField(allow_null=True, help_text="null: every citation")
+    unit = serializers.CharField()
+    topics = serializers.ListField(child=serializers.CharField())
+    intervals = IntervalsOutputSerializer()
+    runs = RunScoreOutputSerializer(many=True)
+
+
+class TopicScoreOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    run_id = serializers.CharField()
+    topic_id = serializers.CharField()
+    label_set = serializers.CharField()
+    weighted_precision = serializers.FloatField()
+    weighted_recall = serializers.FloatField()
+    sentences = serializers.IntegerField()
+    judged_citations = serializers.IntegerField()
+
+
+class TopicScoresOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    """`TopicScoresReport.as_dict()` (`per_topic=true`): one row per (run, topic); their means are the run scores."""
+
+    label_set = LabelSetOutputSerializer()
+    depth = serializers.IntegerField(allow_null=True, help_text="null: every citation")
+    unit = serializers.CharField()
+    topics = serializers.ListField(child=serializers.CharField())
+    columns = serializers.ListField(child=serializers.CharField())
+    rows = TopicScoreOutputSerializer(many=True)
+
+
+class StatsRowOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    """One label set's row of the paper's Table 3, counted in `unit`."""
+
+    label_set = serializers.CharField()
+    title = serializers.CharField()
+    judge = serializers.CharField()
+    kind = serializers.CharField()
+    condition = serializers.CharField(allow_blank=True)
+    unit = serializers.CharField()
+    topics = serializers.IntegerField()
+    judged = serializers.IntegerField()
+    not_judged = serializers.IntegerField()
+    ties = serializers.IntegerField()
+    unlabelled = serializers.IntegerField()
+    distinct_pairs = serializers.IntegerField()
+    FS = serializers.IntegerField()
+    PS = serializers.IntegerField()
+    NS = serializers.IntegerField()
+
+
+class StatsOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    rows = StatsRowOutputSerializer(many=True)
+
+
+class AgreementOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    """`agreement_report`: two label sets over the citations both labelled, in `unit` (DESIGN §5)."""
+
+    a = serializers.CharField()
+    b = serializers.CharField()
+    label_set_a = LabelSetOutputSerializer()
+    label_set_b = LabelSetOutputSerializer()
+    depth = serializers.IntegerField(allow_null=True, help_text="null: every citation")
+    unit = serializers.CharField()
+    n_label = serializers.CharField()
+    labels = serializers.DictField(
+        help_text="confusion matrix (counts and %), exact agreement, Cohen's kappa (unweighted, linear) with its "
+        "interval, Krippendorff's alpha, each label's precision and recall, the label distributions"
+    )
+    labels_unit = serializers.CharField()
+    pairs = serializers.DictField(help_text="the same figures once per distinct pair")
+    tau = serializers.JSONField(help_text="Kendall tau-b of the run scores, for precision and for recall")
+    tau_ci = serializers.JSONField(help_text="tau's 95% intervals (see `intervals.method`)")
+    intervals = IntervalsOutputSerializer()
+    topics = serializers.ListField(child=serializers.CharField(), help_text="the topics both sets judged")
+    runs = serializers.JSONField(help_text="each run's scores by both sets (the scatter plot's points)")
+    topic_means = serializers.JSONField(help_text="per topic, the runs' mean scores by both sets")
+    per_topic = serializers.DictField(help_text="by topic id: citations both labelled, labelled differently, pairs")
+    per_topic_units = serializers.DictField(child=serializers.CharField())
+    scope = serializers.DictField(help_text="what the figures are over: topics, runs, citations")
+    self_consistency = serializers.DictField(help_text="by label set: pairs labelled alike on several citations")
+    self_consistency_unit = serializers.CharField()
+
+
+class DisagreementMatrixOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    labels = serializers.ListField(child=serializers.CharField())
+    rows = serializers.CharField()
+    columns = serializers.CharField()
+    counts = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()))
+    unit = serializers.CharField()
+
+
+class DisagreementsOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    label_set_a = LabelSetOutputSerializer()
+    label_set_b = LabelSetOutputSerializer()
+    cell = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="[A's label, B's label], or null: every cell"
+    )
+    citations = serializers.IntegerField()
+    citations_unit = serializers.CharField()
+    pairs = serializers.IntegerField()
+    pairs_unit = serializers.CharField()
+    matrix = DisagreementMatrixOutputSerializer()
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    rows = serializers.ListField(child=serializers.DictField(), help_text="one card per pair and pair of labels")
+
+
 def _scope(data: dict[str, Any], *, default_depth: int | None = None) -> Scope:
     topics = [t.strip() for t in data["topics"].split(",") if t.strip()] if data.get("topics") else None
     depth = data.get("depth", default_depth)
@@ -119,7 +261,17 @@ def _bad_request(exc: Exception) -> Response:
 class ScoresApi(APIView):
     permission_classes = [IsAdminUser]
 
-    @extend_schema(parameters=[ScoresInputSerializer], responses={200: dict})
+    @extend_schema(
+        parameters=[ScoresInputSerializer],
+        responses={
+            200: PolymorphicProxySerializer(
+                component_name="Scores",
+                serializers=[ScoresOutputSerializer, TopicScoresOutputSerializer],
+                resource_type_field_name=None,
+            ),
+            (200, "text/csv"): OpenApiTypes.STR,
+        },
+    )
     def get(self, request: Request) -> Response | HttpResponse:
         """Every run's weighted precision and recall for one label set, with 95% topic-bootstrap intervals;
         with `per_topic=true`, one row per (run, topic) instead, whose means are the run scores."""
@@ -154,7 +306,7 @@ class ScoresApi(APIView):
 class StatsApi(APIView):
     permission_classes = [IsAdminUser]
 
-    @extend_schema(parameters=[ScopeInputSerializer], responses={200: dict})
+    @extend_schema(parameters=[ScopeInputSerializer], responses={200: StatsOutputSerializer})
     def get(self, request: Request) -> Response:
         """Per label set: topics, labelled citations, not judged, ties, FS / PS / NS (the paper's Table 3)."""
         data = _query(request, ScopeInputSerializer)
@@ -167,7 +319,7 @@ class StatsApi(APIView):
 class AgreementApi(APIView):
     permission_classes = [IsAdminUser]
 
-    @extend_schema(parameters=[AgreementInputSerializer], responses={200: dict})
+    @extend_schema(parameters=[AgreementInputSerializer], responses={200: AgreementOutputSerializer})
     def get(self, request: Request) -> Response:
         """Agreement of two label sets over the citations both labelled, in the unit it names: confusion
         matrix, exact agreement, Cohen's kappa with its interval, Krippendorff's alpha, per-label precision and
@@ -185,7 +337,7 @@ class AgreementApi(APIView):
 class DisagreementsApi(APIView):
     permission_classes = [IsAdminUser]
 
-    @extend_schema(parameters=[DisagreementsInputSerializer], responses={200: dict})
+    @extend_schema(parameters=[DisagreementsInputSerializer], responses={200: DisagreementsOutputSerializer})
     def get(self, request: Request) -> Response:
         """The drill-down: the citations two label sets label differently (or those of one confusion cell),
         as cards of one pair and one pair of labels each, 25 a page; both counts name their unit."""

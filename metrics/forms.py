@@ -7,6 +7,7 @@ from django import forms
 from assess.models import Relevance
 from judging.labels import LabelSetError, label_set_get, label_sets_available
 from judging.models import Campaign
+from judging.scope import MAX_DEPTH
 
 
 def label_set_choices() -> list[tuple[str, str]]:
@@ -22,7 +23,7 @@ class MetricsFilterForm(forms.Form):
     b = forms.CharField(required=False, label="Labels B", max_length=300)
     depth = forms.IntegerField(
         min_value=0,
-        max_value=1000,
+        max_value=MAX_DEPTH,
         required=False,
         help_text="Citations per sentence; 0 = all; empty = the campaign's (or 1: first citations, the paper's unit).",
     )

@@ -18,13 +18,14 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assess.api import ErrorDetailSerializer
 from judging.llm import jobs, services
 from judging.llm.connection import connection_check
 from judging.llm.models import PrelabelJob, PrelabelMode, Provider
@@ -36,19 +37,19 @@ from judging.models import Campaign, Judge, JudgeKind
 class LLMJudgeOutputSerializer(serializers.Serializer):
     name = serializers.CharField()
     configured = serializers.SerializerMethodField()
-    provider = serializers.CharField(source="llm.provider", default="")
-    base_url = serializers.CharField(source="llm.base_url", default="")
-    model = serializers.CharField(source="llm.model", default="")
-    prompt_version = serializers.CharField(source="llm.prompt_version", default="")
-    temperature = serializers.FloatField(source="llm.temperature", default=None)
-    max_concurrency = serializers.IntegerField(source="llm.max_concurrency", default=None)
-    requests_per_minute = serializers.IntegerField(source="llm.requests_per_minute", default=None)
-    tokens_per_minute = serializers.IntegerField(source="llm.tokens_per_minute", default=None)
+    provider = serializers.CharField(source="llm.provider", default=None, allow_null=True)
+    base_url = serializers.CharField(source="llm.base_url", default=None, allow_null=True)
+    model = serializers.CharField(source="llm.model", default=None, allow_null=True)
+    prompt_version = serializers.CharField(source="llm.prompt_version", default=None, allow_null=True)
+    temperature = serializers.FloatField(source="llm.temperature", default=None, allow_null=True)
+    max_concurrency = serializers.IntegerField(source="llm.max_concurrency", default=None, allow_null=True)
+    requests_per_minute = serializers.IntegerField(source="llm.requests_per_minute", default=None, allow_null=True)
+    tokens_per_minute = serializers.IntegerField(source="llm.tokens_per_minute", default=None, allow_null=True)
     price_input_per_million = serializers.DecimalField(
-        source="llm.price_input_per_million", max_digits=10, decimal_places=4, default=None
+        source="llm.price_input_per_million", max_digits=10, decimal_places=4, default=None, allow_null=True
     )
     price_output_per_million = serializers.DecimalField(
-        source="llm.price_output_per_million", max_digits=10, decimal_places=4, default=None
+        source="llm.price_output_per_million", max_digits=10, decimal_places=4, default=None, allow_null=True
     )
 
     def get_configured(self, judge: Judge) -> bool:
@@ -247,7 +248,13 @@ class PrelabelRetryView(_FollowUpView):
 class PrelabelCancelView(APIView):
     permission_classes = [IsAdminUser]
 
-    @extend_schema(request=None, responses={200: PrelabelJobOutputSerializer})
+    @extend_schema(
+        request=None,
+        responses={
+            200: PrelabelJobOutputSerializer,
+            409: OpenApiResponse(ErrorDetailSerializer, description="the job has already ended"),
+        },
+    )
     def post(self, request: Request, job_id: int) -> Response:
         job = _job(job_id)
         try:

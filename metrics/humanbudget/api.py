@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
@@ -97,6 +98,15 @@ class BudgetEstimatesApi(APIView):
 
     permission_classes = [IsAdminUser]
 
+    @extend_schema(
+        responses={
+            200: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="label sets, unit, design and per run: LLM-only, LLM + sample with its 95% interval, "
+                "human-only, and the ranking with the probability of each adjacent order (docs/budget.md)",
+            )
+        }
+    )
     def get(self, request: Request, sample_id: int) -> Response:
         sample = budget_selectors.budget_sample_get(sample_id=sample_id)
         if sample is None:
@@ -104,19 +114,31 @@ class BudgetEstimatesApi(APIView):
         return Response(report.budget_estimates(sample=sample))
 
 
-class AssignInputSerializer(serializers.Serializer[dict[str, Any]]):
+class BudgetAssignInputSerializer(serializers.Serializer[dict[str, Any]]):
     assessor = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.filter(is_staff=False))
 
 
+class BudgetAssignedSerializer(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    topic_id = serializers.CharField()
+    condition = serializers.CharField()
+
+
+class BudgetAssignOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    assignments = BudgetAssignedSerializer(many=True)
+
+
 class BudgetAssignApi(APIView):
+    """Assign the sample's topics to an assessor, from scratch (the blindness guards apply)."""
+
     permission_classes = [IsAdminUser]
 
-    @extend_schema(request=AssignInputSerializer)
+    @extend_schema(request=BudgetAssignInputSerializer, responses={201: BudgetAssignOutputSerializer})
     def post(self, request: Request, sample_id: int) -> Response:
         sample = budget_selectors.budget_sample_get(sample_id=sample_id)
         if sample is None:
             return Response({"detail": "no such budget sample"}, status=status.HTTP_404_NOT_FOUND)
-        data = AssignInputSerializer(data=request.data)
+        data = BudgetAssignInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             made = budget_services.budget_assign(sample=sample, assessor=data.validated_data["assessor"])
@@ -139,7 +161,14 @@ class BudgetPlanApi(APIView):
             OpenApiParameter("llm", str),
             OpenApiParameter("human", str),
             OpenApiParameter("design", str, required=False, enum=list(Design.CHOICES)),
-        ]
+        ],
+        responses={
+            200: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="the expected 95% interval width of each metric against budget, LLM + sample and "
+                "human only, with the label sets and unit",
+            )
+        },
     )
     def get(self, request: Request) -> Response:
         params = request.query_params

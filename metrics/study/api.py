@@ -7,6 +7,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAdminUser
@@ -33,11 +34,93 @@ class StudyInputSerializer(serializers.Serializer[dict[str, Any]]):
 
 class StudyOutputSerializer(serializers.ModelSerializer[Study]):
     campaign: serializers.SlugRelatedField[Campaign] = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    second_judge: serializers.SlugRelatedField[Judge] = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    second_judge: serializers.SlugRelatedField[Judge] = serializers.SlugRelatedField(
+        slug_field="name", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Study
         fields = ["id", "campaign", "a", "b", "per_topic", "seed", "second_judge", "summary", "created_at"]
+
+
+class StudyJudgeOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    name = serializers.CharField()
+    role = serializers.CharField()
+
+
+class StudyAgreementOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    """Cohen's κ between two of the study's judges over the sampled pairs both labelled (Figure 4)."""
+
+    a = serializers.CharField()
+    b = serializers.CharField()
+    role_a = serializers.CharField()
+    role_b = serializers.CharField()
+    n = serializers.IntegerField(help_text="sampled pairs both judges labelled")
+    kappa = serializers.FloatField(allow_null=True)
+    kappa_linear = serializers.FloatField(allow_null=True)
+    exact_match = serializers.FloatField(allow_null=True)
+    matrix = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()), help_text="rows: a, columns: b; NS, PS, FS"
+    )
+
+
+class StudyDistributionOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    counts = serializers.DictField(child=serializers.IntegerField())
+    percent = serializers.DictField(child=serializers.FloatField(allow_null=True))
+
+
+class StudyPairOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    """One sampled pair with every judge's label ('' where a judge has not labelled it yet)."""
+
+    order = serializers.IntegerField()
+    topic_id = serializers.CharField()
+    pair_id = serializers.IntegerField()
+    run_id = serializers.CharField()
+    sentence_index = serializers.IntegerField()
+    citation_slot = serializers.IntegerField()
+    passage_id = serializers.CharField()
+    sentence = serializers.CharField(allow_blank=True)
+    label_a = serializers.CharField(allow_blank=True)
+    label_b = serializers.CharField(allow_blank=True)
+    independent = serializers.CharField(allow_blank=True)
+    independent_judge = serializers.CharField(allow_blank=True)
+    second = serializers.CharField(allow_blank=True)
+
+
+class StudyReportOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    study = serializers.IntegerField()
+    campaign = serializers.CharField()
+    a = serializers.CharField()
+    b = serializers.CharField()
+    second_judge = serializers.CharField(allow_null=True)
+    adjudicators = serializers.ListField(child=serializers.CharField())
+    per_topic = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    sampled = serializers.IntegerField()
+    adjudicated = serializers.IntegerField()
+    second_labelled = serializers.IntegerField()
+    topics = serializers.ListField(child=serializers.DictField(), help_text="per topic: its sample and shortfall")
+    short_topics = serializers.ListField(child=serializers.CharField())
+    judges = StudyJudgeOutputSerializer(many=True)
+    agreement = StudyAgreementOutputSerializer(many=True)
+    distributions = serializers.DictField(child=StudyDistributionOutputSerializer(), help_text="by judge name")
+    pairs = StudyPairOutputSerializer(many=True)
+
+
+class StudyAssignmentOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    topic = serializers.CharField()
+    condition = serializers.CharField()
+
+
+class StudyAssignOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    assignments = StudyAssignmentOutputSerializer(many=True)
+
+
+class StudySecondJudgeOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    job = serializers.IntegerField(help_text="follow it at /api/prelabel-jobs/{job}/")
+    judge = serializers.CharField()
+    pairs = serializers.IntegerField()
 
 
 class StudiesApi(APIView):
@@ -75,7 +158,8 @@ class StudyReportApi(APIView):
     permission_classes = [IsAdminUser]
 
     @extend_schema(
-        parameters=[OpenApiParameter("fmt", str, enum=["json", "csv"], required=False)], responses={200: dict}
+        parameters=[OpenApiParameter("fmt", str, enum=["json", "csv"], required=False)],
+        responses={200: StudyReportOutputSerializer, (200, "text/csv"): OpenApiTypes.STR},
     )
     def get(self, request: Request, study_id: int) -> Response | HttpResponse:
         study = study_selectors.study_get(study_id=study_id)
@@ -101,7 +185,7 @@ class StudyAssignApi(APIView):
 
     permission_classes = [IsAdminUser]
 
-    @extend_schema(request=AssignInputSerializer, responses={201: dict})
+    @extend_schema(request=AssignInputSerializer, responses={201: StudyAssignOutputSerializer})
     def post(self, request: Request, study_id: int) -> Response:
         study = study_selectors.study_get(study_id=study_id)
         if study is None:
@@ -136,7 +220,7 @@ class StudySecondJudgeApi(APIView):
 
     permission_classes = [IsAdminUser]
 
-    @extend_schema(request=SecondJudgeInputSerializer, responses={202: dict})
+    @extend_schema(request=SecondJudgeInputSerializer, responses={202: StudySecondJudgeOutputSerializer})
     def post(self, request: Request, study_id: int) -> Response:
         study = study_selectors.study_get(study_id=study_id)
         if study is None:
