@@ -77,7 +77,7 @@ class LockoutAwareBasicAuthentication(BasicAuthentication):
 class LockoutAwareBasicScheme(BasicScheme):
     """The API schema's security scheme for it: HTTP Basic, as for DRF's own (registered by subclassing)."""
 
-    target_class = LockoutAwareBasicAuthentication
+    target_class = "assess.auth.LockoutAwareBasicAuthentication"
 
 
 class LoginLockedOut(exceptions.APIException):

@@ -101,7 +101,8 @@ class NistKeyChoice:
 
 def nist_rows(*, scope: Scope, label_set: LabelSet, keys: str = NistKeyChoice.SOURCE) -> Iterator[dict[str, Any]]:
     """NIST-style support judgments: one object per answer in scope on the topics the set labelled (an answer
-    without a citation or with none judged included), `support` "2", "1", "0", or "-1" where the set has no
+    without a citation or with none judged included; for a set read from a NIST file, only the answers that
+    file described or the set labelled), `support` "2", "1", "0", or "-1" where the set has no
     label. Where the set's labels came from a NIST file (`NistSentence`), each sentence is written as that
     file wrote it: its key spelling, `verification_worthy`, `citationsCombibed` and citation list with
     NIST's `citationId`s, in NIST's order (then any other citation the set labelled); elsewhere every
@@ -133,6 +134,10 @@ def nist_rows(*, scope: Scope, label_set: LabelSet, keys: str = NistKeyChoice.SO
         (pk for pk, (topic_id, _) in material.answers.items() if topic_id in labelled_topics),
         key=material.answers.__getitem__,
     )
+    # A set read from a NIST file writes the answers that file described (or that the set labelled since), never
+    # another run's answers as all "-1": NIST did not leave those unjudged, it never saw them.
+    from_file = source is not None and NistSentence.objects.filter(judge_id=source[0], condition=source[1]).exists()
+    labelled_answers = set(material.citation_answer[labels_.labelled].tolist())
     for start in range(0, len(answer_ids), 500):
         batch = answer_ids[start : start + 500]
         sentences: dict[int, list[tuple[int, int, str]]] = {}
@@ -156,6 +161,12 @@ def nist_rows(*, scope: Scope, label_set: LabelSet, keys: str = NistKeyChoice.SO
         for answer_id in batch:
             topic_id, run_id = material.answers[answer_id]
             answer_sentences = sentences.get(answer_id, [])
+            if (
+                from_file
+                and answer_id not in labelled_answers
+                and not any(pk in written for pk, _, _ in answer_sentences)
+            ):
+                continue
             style = keys
             if style == NistKeyChoice.SOURCE:
                 style = next(
