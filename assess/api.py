@@ -77,6 +77,17 @@ class ImportMessageSerializer(serializers.Serializer[dict[str, Any]]):
     text = serializers.CharField(help_text="file:line: field: message")
 
 
+class ImportReportSerializer(serializers.Serializer[dict[str, Any]]):
+    """`ImportReport.as_dict()`: what an import found (the first few hundred messages; the counts are exact)."""
+
+    ok = serializers.BooleanField()
+    errors = ImportMessageSerializer(many=True)  # type: ignore[assignment]  # a field, not Serializer.errors
+    warnings = ImportMessageSerializer(many=True)
+    error_count = serializers.IntegerField()
+    warning_count = serializers.IntegerField()
+    counts = serializers.DictField(child=serializers.IntegerField(), help_text="rows read and written, by kind")
+
+
 class ImportJobSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     kind = serializers.ChoiceField(choices=ImportKind.choices)

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assess.api import ImportReportSerializer
 from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions
 from judging.exchange.services import judgments_import_uploads
 from judging.models import Condition, JudgeKind
@@ -37,7 +38,9 @@ class JudgmentsImportApi(APIView):
     permission_classes = [IsAdminUser]
     parser_classes = [MultiPartParser, FormParser]
 
-    @extend_schema(request={"multipart/form-data": ImportInputSerializer}, responses={200: dict, 400: dict})
+    # A 400 (refused, nothing imported) carries the report, ok false with every error's file, line and field, or
+    # the request's wrong fields: both are the ValidationErrors object every operation documents (config/schema.py).
+    @extend_schema(request={"multipart/form-data": ImportInputSerializer}, responses={200: ImportReportSerializer})
     def post(self, request: Request) -> Response:
         """Import NIST or exchange files, all or nothing; 400 with every error (file, line, field) otherwise."""
         serializer = ImportInputSerializer(data=request.data)
