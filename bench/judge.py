@@ -573,6 +573,24 @@ def check_stored(accounts: list[str], acknowledged: list[str]) -> str:
     )
 
 
+def server_environment(database_url: str, redis_url: str, name: str) -> None:
+    """The environment a benchmark's Django and gunicorn run in: production settings on the bench's own database
+    and Redis db, no eager tasks, no request log."""
+    os.environ.update(
+        DATABASE_URL=database_url,
+        REDIS_URL=redis_url,
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DEBUG="false",
+        SECRET_KEY=f"{name}-{random.getrandbits(64):x}",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        LOG_LEVEL="WARNING",
+        CELERY_TASK_ALWAYS_EAGER="false",
+        # A closed loop submits as fast as the server answers, far above any person: it measures the server,
+        # not the API's per-user throttle (docs/operations.md, "Logins").
+        API_THROTTLE_USER="1000000/min",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--assessors", type=int, nargs="+", default=[1, 5, 20], help="N for each closed-loop phase")
@@ -601,19 +619,7 @@ def main(argv: list[str] | None = None) -> int:
 
     database_url = os.environ.get("BENCH_JUDGE_DATABASE_URL", DEFAULT_DB)
     redis_url = os.environ.get("BENCH_JUDGE_REDIS_URL", DEFAULT_REDIS)
-    os.environ.update(
-        DATABASE_URL=database_url,
-        REDIS_URL=redis_url,
-        DJANGO_SETTINGS_MODULE="config.settings",
-        DEBUG="false",
-        SECRET_KEY=f"bench-judge-{random.getrandbits(64):x}",
-        ALLOWED_HOSTS="127.0.0.1,localhost",
-        LOG_LEVEL="WARNING",
-        CELERY_TASK_ALWAYS_EAGER="false",
-        # A closed loop submits as fast as the server answers, far above any person: it measures the server,
-        # not the API's per-user throttle (docs/operations.md, "Logins").
-        API_THROTTLE_USER="1000000/min",
-    )
+    server_environment(database_url, redis_url, "bench-judge")
     sys.path.insert(0, str(ROOT))
     import redis
 

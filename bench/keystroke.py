@@ -228,16 +228,7 @@ def main(argv: list[str] | None = None) -> int:
 
     database_url = os.environ.get("BENCH_KEYSTROKE_DATABASE_URL", DEFAULT_DB)
     redis_url = os.environ.get("BENCH_KEYSTROKE_REDIS_URL", DEFAULT_REDIS)
-    os.environ.update(
-        DATABASE_URL=database_url,
-        REDIS_URL=redis_url,
-        DJANGO_SETTINGS_MODULE="config.settings",
-        DEBUG="false",
-        SECRET_KEY=f"bench-keystroke-{random.getrandbits(64):x}",
-        ALLOWED_HOSTS="127.0.0.1,localhost",
-        LOG_LEVEL="WARNING",
-        CELERY_TASK_ALWAYS_EAGER="false",
-    )
+    load.server_environment(database_url, redis_url, "bench-keystroke")
     sys.path.insert(0, str(ROOT))
     import redis
 

@@ -808,6 +808,15 @@ def upload_of(case: Bad, path: Path) -> SimpleUploadedFile:
 # --- the three channels: each returns the errors as `file:line: field: text` ---------------------------
 
 
+def via_channel(channel: str, case: Bad, path: Path, client, api, django_capture_on_commit_callbacks) -> list[str]:
+    """The errors of one refused import, through the command, the upload page or the API."""
+    if channel == "command":
+        return via_command(case, path)
+    if channel == "page":
+        return via_page(case, path, client, django_capture_on_commit_callbacks)
+    return via_api(case, path, api, django_capture_on_commit_callbacks)
+
+
 def via_command(case: Bad, path: Path) -> list[str]:
     err = io.StringIO()
     if case.kind in ("exchange", "nist-judgments"):
@@ -949,12 +958,7 @@ def test_it_refuses_a_malformed_file_cleanly_through_every_channel(
     before = row_counts()
 
     # when
-    if channel == "command":
-        errors = via_command(case, path)
-    elif channel == "page":
-        errors = via_page(case, path, client, django_capture_on_commit_callbacks)
-    else:
-        errors = via_api(case, path, api, django_capture_on_commit_callbacks)
+    errors = via_channel(channel, case, path, client, api, django_capture_on_commit_callbacks)
 
     # then: refused at its file, line and field; nothing changed; the server answers
     assert errors, "refused without any error listed"
@@ -1014,12 +1018,7 @@ def test_a_file_above_the_size_limit_is_refused_through_every_channel(
     before = row_counts()
 
     # when
-    if channel == "command":
-        errors = via_command(case, path)
-    elif channel == "page":
-        errors = via_page(case, path, client, django_capture_on_commit_callbacks)
-    else:
-        errors = via_api(case, path, api, django_capture_on_commit_callbacks)
+    errors = via_channel(channel, case, path, client, api, django_capture_on_commit_callbacks)
 
     # then
     assert errors == [f"t.tsv: the file has {path.stat().st_size:,} bytes; the limit is 1,000"]
