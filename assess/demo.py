@@ -3,12 +3,11 @@ app builds on this one; `metrics/management/commands/demo_load.py` runs them in 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TextIO
 
-from django.conf import settings
 from django.contrib.auth.models import User
 
+from assess.data import data_dir
 from assess.importers.passages import passages_import
 from assess.importers.runs import RunFormat, RunOptions, runs_import
 from assess.importers.topics import topics_import
@@ -21,10 +20,6 @@ ASSESSOR = ("assessor", "assessor-demo")  # judges from scratch; nothing is judg
 EDITOR = ("editor", "editor-demo")  # post-edits the LLM's labels
 ADJUDICATOR = ("adjudicator", "adjudicator-demo")  # re-judges the disagreement study's sample blind
 ASSESSORS = (ASSESSOR, EDITOR, ADJUDICATOR)
-
-
-def data_dir() -> Path:
-    return Path(settings.DEMO_DATA_DIR)
 
 
 def users_ensure() -> None:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The assessor load of the Label Studio peer (../shared/peers/labelstudio/bench.py), run against our platform in
+# The assessor load of the Label Studio peer harness ($PEER/bench.py), run against our platform in
 # its production shape, then the ratios against the recorded Label Studio CE figures.
 #
 #   bash bench/assessor_load.sh                     # load phase, C=1,5,20, iters 300,100,50 (as LS's figures)
@@ -20,9 +20,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-PEER=${PEER:-$ROOT/../shared/peers/labelstudio}
+if [ -z "${PEER:-}" ] || [ ! -f "$PEER/bench.py" ]; then
+  echo "PEER must name the Label Studio peer harness's folder (the one holding bench.py), e.g. PEER=/path/to/peers/labelstudio" >&2
+  exit 2
+fi
 PEER=$(cd "$PEER" && pwd)
-LS_BASE=${LS_BASE:-$PEER/results/postgres-uwsgi-repeat-loadonly.jsonl}
+LS_BASE=${LS_BASE:-$ROOT/bench/baselines/labelstudio/postgres-uwsgi-repeat-loadonly.jsonl}
 PORT=${PORT:-8017}
 WORKERS=${WORKERS:-4}
 BENCH_DB=${BENCH_DB:-assess_loadbench}

@@ -20,12 +20,12 @@ is charged for the queue it builds). It prints p50 / p95 / p99 latency, judgment
 milliseconds per judgment of the assessors' processes, the server (gunicorn and its workers), PostgreSQL and
 Redis, checks in the database that every acknowledged judgment is stored exactly once and nothing else was
 stored, and prints the ratios against Label Studio CE's figures under the same load on this kind of machine
-(`../shared/peers/labelstudio/results/postgres-uwsgi.jsonl`, C = 20).
+(`bench/baselines/labelstudio/postgres-uwsgi.jsonl`, C = 20).
 
 The data (created once per run in its own database, `BENCH_JUDGE_DATABASE_URL`, default
 postgres://postgres@127.0.0.1:5432/assess_bench_judge, dropped and created): real TREC 2024 RAG test topics and,
 for each, the 20 real MS MARCO V2.1 segments retrieved for it (webis-de/ir_axioms, see
-../shared/data/trec-rag-2024/SOURCES.md); 40 runs of one 10-sentence answer per topic, each sentence citing one
+data/trec-rag-2024/SOURCES.md); 40 runs of one 10-sentence answer per topic, each sentence citing one
 of those segments (400 pairs a topic, near the 330-400 of NIST's judged topics); one from-scratch campaign at
 depth 1. Each assessor has 8 topics; assessors of different N are different accounts.
 """
@@ -51,8 +51,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "data" / "trec-rag-2024"
-LABEL_STUDIO = ROOT.parent / "shared" / "peers" / "labelstudio" / "results" / "postgres-uwsgi.jsonl"
+DATA = Path(os.environ.get("ASSESS_DATA_DIR", "").strip() or ROOT / "data" / "trec-rag-2024")
+LABEL_STUDIO = ROOT / "bench" / "baselines" / "labelstudio" / "postgres-uwsgi.jsonl"
 # The goals at N = 20 on this 2-core machine: closed-loop throughput, and p95 when paced at GOAL_PACED_RATE.
 GOAL_PER_SECOND = 200.0
 GOAL_PACED_RATE = 100.0

@@ -1,7 +1,7 @@
-"""Our platform behind the Label Studio peer's bench.py (../shared/peers/labelstudio): the same client, load and
+"""Our platform behind the Label Studio peer's bench.py (a harness outside this project; bench/assessor_load.sh finds it through PEER): the same client, load and
 task bodies, so its figures compare like for like with the recorded Label Studio CE figures.
 
-    PYTHONPATH=bench python ../shared/peers/labelstudio/bench.py --adapter ls_adapter:AssessPlatformAdapter \
+    PYTHONPATH=bench python $PEER/bench.py --adapter ls_adapter:AssessPlatformAdapter \
         --url http://127.0.0.1:8017 --token <organizer token> --worker-tokens workers.json --phases load
 
 (bench/assessor_load.sh does all of it.) How bench.py's calls map onto the platform, through its public API only:

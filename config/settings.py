@@ -198,8 +198,9 @@ STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 # Serve from the app and project static folders when `collectstatic` has not been run (demo, tests).
 WHITENOISE_USE_FINDERS = True
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "uploads")))
-# The TREC 2024 RAG files `manage.py demo_load` reads (../shared/data/trec-rag-2024/SOURCES.md).
-DEMO_DATA_DIR = Path(env_str("DEMO_DATA_DIR", str(BASE_DIR.parent / "shared" / "data" / "trec-rag-2024")))
+# The TREC 2024 RAG files the demo, the tests and the benchmarks read: the repository's own copy
+# (data/trec-rag-2024/SOURCES.md) unless ASSESS_DATA_DIR points at another one (assess/data.py checks it).
+ASSESS_DATA_DIR = Path(env_str("ASSESS_DATA_DIR", str(BASE_DIR / "data" / "trec-rag-2024")))
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024

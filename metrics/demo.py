@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
-from assess.demo import DEMO_TOPICS, data_dir
+from assess.data import data_dir
+from assess.demo import DEMO_TOPICS
 from judging.demo import LLM_JUDGE
 from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions
 from judging.exchange.services import judgments_import

@@ -12,7 +12,7 @@ import pytest
 from tests.factories import OrganizerFactory, UserFactory
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "data" / "trec-rag-2024"
+DATA = Path(os.environ.get("ASSESS_DATA_DIR", "").strip() or ROOT / "data" / "trec-rag-2024")
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -30,7 +30,7 @@ PASSWORD = "pw-for-tests-1"
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     if not DATA.is_dir():
-        pytest.fail(f"the shared data directory is missing: {DATA}")
+        pytest.fail(f"the data directory is missing: {DATA} (ASSESS_DATA_DIR, or the repository's data/trec-rag-2024)")
     return DATA
 
 

@@ -5,9 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +16,6 @@ from bench.ls_adapter import AssessPlatformAdapter, split_context
 from judging.models import Assignment, Campaign, CampaignPair, Judgment
 
 ROOT = Path(__file__).resolve().parents[2]
-PEER = ROOT.parent / "shared" / "peers" / "labelstudio"
 
 
 def make_tasks(n, seed=0):
@@ -221,48 +217,3 @@ def test_it_imports_annotated_tasks_and_exports_them_as_csv(bench_env):
     assert result["annotation_count"] == 6
     assert sorted(r["label"] for r in rows) == ["FS", "FS", "NS", "NS", "PS", "PS"]
     assert {r["judge"] for r in rows} == {"bench-import"}
-
-
-@pytest.mark.bench
-@pytest.mark.skipif(not (PEER / "bench.py").is_file(), reason="the Label Studio peer's bench.py is not on this machine")
-def test_the_peers_bench_runs_the_load_through_the_adapter_without_losing_work(bench_env, tmp_path):
-    # given
-    out = tmp_path / "result.jsonl"
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT / "bench"),
-        "BENCH_WORKER_TOKENS": str(bench_env["file"]),
-    }
-    cmd = [
-        sys.executable,
-        str(PEER / "bench.py"),
-        "--adapter",
-        "ls_adapter:AssessPlatformAdapter",
-        "--url",
-        bench_env["url"],
-        "--token",
-        bench_env["admin"],
-        "--worker-tokens",
-        str(bench_env["file"]),
-        "--phases",
-        "load",
-        "--load-tasks",
-        "40",
-        "--concurrency",
-        "2",
-        "--iters",
-        "4",
-        "--warmup",
-        "1",
-        "--out",
-        str(out),
-    ]
-
-    # when
-    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=300)
-
-    # then
-    load = json.loads(out.read_text())["load"]["2"]
-    assert load["errors"] == {}
-    assert load["ok"] == 8
-    assert load["integrity"] == {"annotations_in_export": 10, "submits_ok_incl_warmup": 10, "tasks_with_2plus": 0}

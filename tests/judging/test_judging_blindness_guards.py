@@ -500,7 +500,7 @@ def test_the_demo_gives_the_login_account_no_judgments_and_no_conflicting_assign
     from metrics import demo as metrics_demo
     from metrics.study import demo as study_demo
 
-    settings.DEMO_DATA_DIR = data_dir
+    settings.ASSESS_DATA_DIR = data_dir
     # when
     for module in (assess_demo, judging_demo, metrics_demo, study_demo):
         module.load(io.StringIO())

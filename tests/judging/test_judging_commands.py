@@ -95,7 +95,7 @@ def test_it_loads_a_demo_campaign_with_one_account_per_condition(db, settings, d
     from assess import demo as assess_demo
     from judging import demo
 
-    settings.DEMO_DATA_DIR = data_dir
+    settings.ASSESS_DATA_DIR = data_dir
     assess_demo.load(io.StringIO())
 
     # when

@@ -2,7 +2,7 @@
 (tests/reference/nist_files.py: the standard library only, none of the platform's code).
 
 Data: TREC 2024 RAG Track support judgments by NIST, and Claude Opus 4.8's labels of the same citations
-(castorini/RAGDoll); see ../shared/data/trec-rag-2024/SOURCES.md. Paper: arXiv 2504.15205."""
+(castorini/RAGDoll); see data/trec-rag-2024/SOURCES.md. Paper: arXiv 2504.15205."""
 
 from __future__ import annotations
 

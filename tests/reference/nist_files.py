@@ -2,7 +2,7 @@
 
 Data: TREC 2024 RAG Track human support labels made by NIST (https://trec.nist.gov/data/rag2024.html);
 method as in Thakur et al., "Support Evaluation for the TREC 2024 RAG Track" (arXiv 2504.15205).
-Copies and provenance: ../shared/data/trec-rag-2024/SOURCES.md. Standard library only, so that tests
+Copies and provenance: data/trec-rag-2024/SOURCES.md. Standard library only, so that tests
 can check the platform against it; it imports nothing from the project.
 
 Facts about the files this module relies on (checked by reading them):
@@ -27,7 +27,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from pathlib import Path
 
-DATA = Path(os.environ.get("TREC_RAG_DATA", Path(__file__).resolve().parents[3] / "shared/data/trec-rag-2024"))
+DATA = Path(os.environ.get("ASSESS_DATA_DIR", "").strip() or Path(__file__).resolve().parents[2] / "data/trec-rag-2024")
 NIST = DATA / "nist-support"
 FROM_SCRATCH = [
     NIST / "final.citation_judgments_without_prediction.20241025.jsonl",

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 from typing import Any, TextIO, cast
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from assess import demo as assess_demo
+from assess.data import DataDirError, data_dir
 from judging import demo as judging_demo
 from metrics import demo as metrics_demo
 from metrics.study import demo as study_demo
@@ -15,6 +16,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         out = cast(TextIO, self.stdout)  # the demos only write lines to it
+        try:
+            data_dir()
+        except DataDirError as error:
+            raise CommandError(str(error)) from None
         # Each part builds on the one before: material and accounts, the campaign, the labels, the study.
         assess_demo.load(out)
         judging_demo.load(out)

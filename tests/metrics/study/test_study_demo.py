@@ -17,7 +17,7 @@ def test_it_loads_a_study_with_adjudications_so_the_report_has_figures(db, setti
     from metrics import demo as metrics_demo
     from metrics.study import demo as study_demo
 
-    settings.DEMO_DATA_DIR = data_dir
+    settings.ASSESS_DATA_DIR = data_dir
     for module in (assess_demo, judging_demo, metrics_demo):
         module.load(io.StringIO())
 
