@@ -11,5 +11,8 @@ mkdir -p var
 .venv/bin/python manage.py migrate --noinput -v0
 .venv/bin/python manage.py demo_load
 echo
-echo "Open http://127.0.0.1:${PORT}/ (stop with Ctrl-C)"
-exec .venv/bin/python manage.py runserver "127.0.0.1:${PORT}"
+echo "Open http://127.0.0.1:${PORT}/ and log in with an account above (stop with Ctrl-C)."
+echo "This is the embedded demo server; docs/operations.md says how to serve the platform to others."
+# Django's own development-server banner says the same as the line above, in capitals.
+export DJANGO_RUNSERVER_HIDE_WARNING=true
+exec .venv/bin/python manage.py runserver --noreload "127.0.0.1:${PORT}"
