@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assess import selectors
+from assess.columns import column_bounds
 from assess.forms import RUN_FORMAT_CHOICES, run_options
 from assess.import_jobs import import_job_create, import_job_resume
 from assess.importers.jobs import ImportJobInvalid, import_job_progress, import_job_stalled
@@ -191,7 +192,7 @@ class RunsUploadSerializer(FilesUploadSerializer):
     format = serializers.ChoiceField(choices=RUN_FORMAT_CHOICES, required=False)
     group = serializers.CharField(required=False, allow_blank=True, max_length=128)
     task = serializers.ChoiceField(choices=Task.choices, required=False)
-    priority = serializers.IntegerField(required=False, min_value=1, allow_null=True)
+    priority = serializers.IntegerField(required=False, allow_null=True, **column_bounds(Run, "priority", min_value=1))
     replace = serializers.BooleanField(required=False, default=False)
 
 

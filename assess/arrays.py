@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 
 _SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
@@ -16,7 +17,10 @@ _HEADER = len(_SIGNATURE) + 8  # signature, flags, header extension length (0)
 
 def int_columns(qs: Any, width: int) -> list[np.ndarray]:
     """The columns of a `values_list` queryset of `width` non-null integer columns, as int64 arrays."""
-    sql, params = qs.query.sql_with_params()
+    try:
+        sql, params = qs.query.sql_with_params()
+    except EmptyResultSet:  # the ORM knows there are no rows (`__in=[]`) and writes no SQL for it
+        return [np.zeros(0, dtype=np.int64) for _ in range(width)]
     if connection.vendor == "postgresql":
         return _copy_columns(sql, params, width)
     with connection.cursor() as cursor:

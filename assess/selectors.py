@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
@@ -42,6 +43,13 @@ def topic_list(*, search: str = "") -> QuerySet[Topic]:
     if search:
         topics = topics.filter(Q(topic_id__icontains=search) | Q(text__icontains=search))
     return topics.annotate(answers_count=Count("answers")).order_by("topic_id")
+
+
+def topics_unknown(topic_ids: Iterable[str]) -> list[str]:
+    """The ids of `topic_ids` that name no loaded topic, in the order given."""
+    wanted = list(dict.fromkeys(topic_ids))
+    known = set(Topic.objects.filter(topic_id__in=wanted).values_list("topic_id", flat=True))
+    return [t for t in wanted if t not in known]
 
 
 def passages_missing_text() -> QuerySet[Passage]:

@@ -281,11 +281,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    # DRF's three parsers, JSON's with its nesting bounded (a deep body is a 400, not a RecursionError).
+    # DRF's three parsers, JSON's with its nesting bounded (a deep body is a 400, not a RecursionError), and no
+    # control character in a body's strings (config/parsers.py).
     "DEFAULT_PARSER_CLASSES": [
         "config.parsers.BoundedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "config.parsers.CheckedFormParser",
+        "config.parsers.CheckedMultiPartParser",
     ],
     # Requests per client and minute (docs/operations.md): far above a person or one well-behaved script, low
     # enough that a runaway or hostile client is slowed to 429s; counted in the cache (Redis when configured).

@@ -22,10 +22,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assess.api import ErrorDetailSerializer
+from assess.columns import column_bounds
 from assess.models import Run, Topic
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation
-from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Label
+from judging.exchange.schema import SECONDS_LIMIT
+from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Label, Pair
 
 # --- campaigns ------------------------------------------------------------------------------------
 
@@ -61,9 +63,9 @@ class CampaignOutputSerializer(serializers.ModelSerializer):
 class CampaignInputSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=128)
     runs = serializers.ListField(child=serializers.CharField(), required=False, help_text="run ids; omit for all")
-    top_per_group = serializers.IntegerField(min_value=1, required=False)
+    top_per_group = serializers.IntegerField(required=False, **column_bounds(Run, "priority", min_value=1))
     topics = serializers.ListField(child=serializers.CharField(), min_length=1)
-    depth = serializers.IntegerField(min_value=1, default=1)
+    depth = serializers.IntegerField(default=1, **column_bounds(Campaign, "depth", min_value=1))
     guidelines = serializers.CharField(required=False, allow_blank=True)
     post_edit_judge = serializers.CharField(required=False, help_text="name of an LLM judge")
     highlight_evidence = serializers.BooleanField(default=False)
@@ -237,13 +239,13 @@ class AssignmentViewSet(
 
 
 class SubmitInputSerializer(serializers.Serializer):
-    pair_id = serializers.IntegerField(min_value=1)
+    pair_id = serializers.IntegerField(**column_bounds(Pair, "id", min_value=1))
     token = serializers.UUIDField()
     label = serializers.ChoiceField(choices=Label.choices, allow_blank=True)  # type: ignore[assignment]
     not_judged_reason = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=200, help_text="Why a blank label (cannot judge)."
     )
-    seconds = serializers.FloatField(required=False, allow_null=True, min_value=0)
+    seconds = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=SECONDS_LIMIT)
     flagged = serializers.BooleanField(default=False)
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
 

@@ -21,6 +21,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assess.columns import SEED_MAX
+from assess.selectors import topics_unknown
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.qrels import QRELS_LEVEL_HELP, QrelsLevel
 from judging.exchange.selectors import NistKeyChoice
@@ -58,7 +60,7 @@ class ScopeInputSerializer(serializers.Serializer[dict[str, Any]]):
 class ScoresInputSerializer(ScopeInputSerializer):
     labels = LabelSetField()
     resamples = serializers.IntegerField(required=False, min_value=0, max_value=10000, default=1000)
-    seed = serializers.IntegerField(required=False, default=20241025)
+    seed = serializers.IntegerField(required=False, default=20241025, min_value=0, max_value=SEED_MAX)
     fmt = serializers.ChoiceField(choices=["json", "csv"], required=False, default="json")
     per_topic = serializers.BooleanField(
         required=False, default=False, help_text="one row per (run, topic) of the set's judged topics instead"
@@ -69,20 +71,24 @@ class AgreementInputSerializer(ScopeInputSerializer):
     a = LabelSetField()
     b = LabelSetField()
     resamples = serializers.IntegerField(required=False, min_value=0, max_value=10000, default=1000)
-    seed = serializers.IntegerField(required=False, default=20241025)
+    seed = serializers.IntegerField(required=False, default=20241025, min_value=0, max_value=SEED_MAX)
 
 
 class DisagreementsInputSerializer(ScopeInputSerializer):
     a = LabelSetField()
     b = LabelSetField()
-    topic = serializers.CharField(required=False, allow_blank=True, help_text="one topic id (default every topic)")
+    topic = serializers.CharField(
+        required=False, allow_blank=True, max_length=64, help_text="one topic id (default every topic)"
+    )
     label_a = serializers.ChoiceField(choices=list(LABELS), required=False, help_text="a confusion cell: A's label")
     label_b = serializers.ChoiceField(choices=list(LABELS), required=False, help_text="and B's label")
-    page = serializers.IntegerField(required=False, min_value=1, default=1)
+    page = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1, default=1)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("label_a" in attrs) != ("label_b" in attrs):
             raise serializers.ValidationError("label_a and label_b: both or neither")
+        if attrs.get("topic") and topics_unknown([attrs["topic"]]):
+            raise serializers.ValidationError({"topic": f"no such topic: {attrs['topic']}"})
         return attrs
 
 

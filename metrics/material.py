@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 from django.core.cache import cache
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import Count, Max, Value
 from django.db.models.functions import Coalesce
@@ -80,7 +81,10 @@ def _remember(key: str, value: Any) -> None:
 
 def _rows(qs: Any) -> list[tuple[Any, ...]]:
     """A values_list queryset's rows through a plain cursor: the ORM's per-row work is too slow at TREC scale."""
-    sql, params = qs.query.sql_with_params()
+    try:
+        sql, params = qs.query.sql_with_params()
+    except EmptyResultSet:  # the ORM knows there are no rows (a scope of no topic, `__in=[]`) and writes no SQL
+        return []
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()

@@ -16,6 +16,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
 from assess.auth import organizer_required
+from assess.selectors import topics_unknown
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.forms import JudgmentUploadForm
 from judging.exchange.qrels import QrelsLevel
@@ -267,6 +268,12 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 @require_GET
 @organizer_required
 def topic(request: HttpRequest, topic_id: str) -> HttpResponse:
+    if topics_unknown([topic_id]):
+        choice, _ = _choice(request)
+        problem = f"No topic {topic_id!r} is loaded: the dashboard lists the topics judged."
+        return render(
+            request, "metrics/topic.html", {"topic_id": topic_id, "choice": choice, "problem": problem}, status=404
+        )
     return _drill_down(request, topic_id=topic_id)
 
 

@@ -130,7 +130,7 @@ def iter_lines(
         raise FileUnreadable(None, f"the file has {size:,} bytes; the limit is {limits.file_bytes:,}")
     packed = _is_gzip(path)
     if not packed and name.lower().endswith(".gz") and size:
-        raise FileUnreadable(None, "the file is named .gz but is not gzip-compressed")
+        raise FileUnreadable(1, "the file is named .gz but is not gzip-compressed")
     most = min(limits.file_bytes, max(limits.line_bytes, limits.gzip_ratio * size)) if packed else size
     with open(path, "rb") as raw:
         counter = _CountingReader(raw)

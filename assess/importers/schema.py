@@ -9,16 +9,23 @@ whole input shows (a citation index within the references, a duplicate, an unkno
 importer.
 
 To accept a new field, add it to the model (with `Field(description=...)`): the check, the messages and the
-schema follow. Unknown fields are ignored, as the track's own checker ignores them.
+schema follow. Unknown fields are not read, as the track's own checker ignores them, but they are checked as
+far as any value is: a number in one must fit the line's number parsing (`lines.MAX_INT_DIGITS`), or the line
+is refused at that field. A required field that is missing is reported with the unknown fields of its object
+("missing field; found unknown field 'sentences'"): a misspelling names both.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
+import types
+import typing
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 from pydantic import (
+    AfterValidator,
     AliasChoices,
     BaseModel,
     BeforeValidator,
@@ -31,7 +38,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from assess.importers.lines import HugeNumber
+from assess.importers.lines import MAX_INT_DIGITS, HugeNumber
 from assess.importers.report import Line
 from assess.models import Passage, Run, Topic
 
@@ -115,8 +122,46 @@ SentenceText = Annotated[
 ]
 
 
+def _huge_number_at(value: Any) -> tuple[str, HugeNumber] | None:
+    """The first number too large to parse in a JSON value (a scalar, list or object), with where it is inside."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, HugeNumber):
+            return where, item
+        if isinstance(item, dict):
+            stack.extend((child, f"{where}.{key}") for key, child in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in reversed(list(enumerate(item))))
+    return None
+
+
+def _numbers_in_range(value: Any) -> Any:
+    found = _huge_number_at(value)
+    if found is not None:
+        where, number = found
+        raise PydanticCustomError(
+            "huge_number",
+            "{number} is out of range{where}",
+            {"number": repr(number), "where": f" (at {where.lstrip('.')})" if where else ""},
+        )
+    return value
+
+
+# A value the importer does not read (an unknown field, NIST's `support` before its own check): any JSON, but no
+# number of more digits than a line may hold, wherever it is nested.
+AnyValue = Annotated[
+    Any,
+    AfterValidator(_numbers_in_range),
+    WithJsonSchema({"description": f"any JSON value; an integer in it has at most {MAX_INT_DIGITS} digits"}),
+]
+
+
 class LineModel(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=False, allow_inf_nan=False)
+    """A line's object: every field its format reads, typed; unknown fields kept unread, checked as AnyValue."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=False, allow_inf_nan=False)
+    __pydantic_extra__: dict[str, AnyValue] = Field(init=False)
 
 
 # --- topics ------------------------------------------------------------------------------------------
@@ -183,7 +228,7 @@ class RetrievalLine(LineModel):
     """A ragnarok retrieval result: `{query, candidates: [{docid, doc: {segment, title, ...}}]}`."""
 
     model_config = ConfigDict(title="retrieval result")
-    query: Any = None
+    query: AnyValue = None
     candidates: list[Candidate]
 
 
@@ -208,8 +253,8 @@ class RunMetadata(LineModel):
     run_id: RunId | None = None
     narrative_id: TopicId | None = None
     narrative: TopicText | None = None
-    type: Any = None
-    prompt: Any = None
+    type: AnyValue = None
+    prompt: AnyValue = None
 
 
 class TrecRun2025Line(LineModel):
@@ -250,7 +295,7 @@ class NistCitation(LineModel):
         default=None, description="the Webassess file's spelling: an index into the references"
     )
     reference: PassageId
-    support: Any = Field(default=None, description='"2" FS, "1" PS, "0" NS, "-1" not judged')
+    support: AnyValue = Field(default=None, description='"2" FS, "1" PS, "0" NS, "-1" not judged')
 
 
 class NistSentence(LineModel):
@@ -258,8 +303,8 @@ class NistSentence(LineModel):
     sentenceId: Count | None = Field(default=None, description="the Webassess file's spelling")
     text: SentenceText
     citations: list[NistCitation] = []
-    verification_worthy: Any = Field(default=None, description='"0" or "1" (NIST\'s), kept and written back')
-    citationsCombibed: Any = Field(
+    verification_worthy: AnyValue = Field(default=None, description='"0" or "1" (NIST\'s), kept and written back')
+    citationsCombibed: AnyValue = Field(
         default=None, description='"-1", "0", "1" or "2" (NIST\'s spelling, sic), kept and written back'
     )
 
@@ -284,8 +329,80 @@ def line_check(line: Line, model: type[M], obj: Any, prefix: str = "") -> M | No
         return model.model_validate(obj)
     except ValidationError as exc:
         for error in exc.errors(include_url=False):
-            line.error(prefix + field_path(error["loc"]), error_text(error))
+            text = error_text(error)
+            if error["type"] == "missing":
+                text += unknown_fields_hint(model, obj, error["loc"])
+            line.error(prefix + field_path(error["loc"]), text)
         return None
+
+
+def _known_names(model: type[BaseModel]) -> set[str]:
+    """Every key a model reads: its fields' names and the spellings they accept."""
+    names: set[str] = set()
+    for name, info in model.model_fields.items():
+        names.update((name, *((info.alias,) if info.alias else ()), *_choices(info.validation_alias)))
+    return names
+
+
+def _field_named(model: type[BaseModel], key: str) -> Any:
+    for name, info in model.model_fields.items():
+        if key == name or key == info.alias or key in _choices(info.validation_alias):
+            return info
+    return None
+
+
+def _choices(alias: Any) -> tuple[str, ...]:
+    if isinstance(alias, str):
+        return (alias,)
+    if isinstance(alias, AliasChoices):
+        return tuple(choice for choice in alias.choices if isinstance(choice, str))
+    return ()
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The line model an annotation holds (`list[RunSentence]`, `RunMetadata | None`), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType, list, typing.Annotated):
+        for arg in typing.get_args(annotation):
+            found = _model_in(arg)
+            if found is not None:
+                return found
+    return None
+
+
+def unknown_fields(model: type[BaseModel], obj: Any, loc: tuple[Any, ...]) -> list[str]:
+    """The keys of the object holding the field at `loc` (the line itself for a top-level field) that its model
+    does not read, the closest to the field's name first."""
+    node: Any = obj
+    current: type[BaseModel] | None = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            node = node[part] if isinstance(node, list) and 0 <= part < len(node) else None
+            continue
+        info = _field_named(current, str(part)) if current is not None else None
+        node = node.get(part) if isinstance(node, dict) else None
+        current = _model_in(info.annotation) if info is not None else None
+    if not isinstance(node, dict) or current is None:
+        return []
+    known = _known_names(current)
+    unknown = [str(key) for key in node if key not in known]
+    if not unknown:
+        return []
+    close = difflib.get_close_matches(str(loc[-1]), unknown, n=len(unknown), cutoff=0.5)
+    return close + [key for key in unknown if key not in close]
+
+
+def unknown_fields_hint(model: type[BaseModel], obj: Any, loc: tuple[Any, ...]) -> str:
+    """ "; found unknown field 'sentences'" when the missing field's object holds keys its model does not read
+    (a misspelling, most often), else ""."""
+    unknown = unknown_fields(model, obj, loc)
+    if not unknown:
+        return ""
+    shown = ", ".join(repr(key[:60]) for key in unknown[:3]) + (
+        f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+    )
+    return f"; found unknown field{'s' if len(unknown) > 1 else ''} {shown}"
 
 
 def field_path(loc: tuple[Any, ...]) -> str:

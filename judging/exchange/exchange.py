@@ -19,7 +19,7 @@ from assess.importers.lines import (
     with_offsets,
 )
 from assess.importers.report import ImportReport, Line
-from assess.importers.schema import line_check
+from assess.importers.schema import line_check, unknown_fields_hint
 from judging.csvsafe import csv_safe_cell
 from judging.exchange.reading import JudgmentImportOptions, LabelsRead, ReadLabel
 from judging.exchange.schema import ExchangeRow, judge_name_problem
@@ -99,10 +99,14 @@ def _exchange_label(line: Line, row: dict[str, Any], options: JudgmentImportOpti
         return None
     n_errors = line.error_count
     label_field = options.label_field or "label"
-    label = _as_label(line, label_field, shape.label if label_field == "label" else row.get(label_field))
+    raw_label = shape.label if label_field == "label" else row.get(label_field)
+    label = _as_label(line, label_field, raw_label, hint=unknown_fields_hint(ExchangeRow, row, (label_field,)))
     judge = options.judge or shape.judge
     if not judge:
-        line.error("judge", "missing field (or give a judge name with --judge)")
+        line.error(
+            "judge",
+            "missing field (or give a judge name with --judge)" + unknown_fields_hint(ExchangeRow, row, ("judge",)),
+        )
     elif not options.judge:
         problem = judge_name_problem(judge)
         if problem is not None:
@@ -145,10 +149,10 @@ def _judge_kind_consistent(state: LabelsRead, line: Line, label: ReadLabel) -> b
     return True
 
 
-def _as_label(line: Line, label_field: str, raw: Any) -> str | None:
+def _as_label(line: Line, label_field: str, raw: Any, *, hint: str = "") -> str | None:
     label = LABEL_SPELLINGS.get(raw.strip().lower()) if isinstance(raw, str) else None
     if raw is None or raw == "":
-        line.error(label_field, "missing field")
+        line.error(label_field, "missing field" + hint)
     elif label is None:
         line.error(label_field, f"expected FS, PS or NS, got {raw!r}")
     return label

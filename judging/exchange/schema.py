@@ -37,6 +37,8 @@ def judge_name_problem(name: str) -> str | None:
         return "holds a control character"
     lowered = name.strip().lower()
     prefix, colon, _ = lowered.partition(":")
+    if lowered in JudgeKind.values:
+        return f"{name!r} is a reserved name: it is a judge kind, which goes in judge_kind (judge names the judge)"
     if lowered in RESERVED_JUDGE_NAMES:
         return f"{name!r} is a reserved name (judge kinds, label set kinds and conditions): choose another"
     if colon and prefix in (LabelSetKind.CAMPAIGN, LabelSetKind.GROUP):

@@ -26,9 +26,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assess.api import ErrorDetailSerializer
+from assess.columns import column_bounds
 from judging.llm import jobs, services
 from judging.llm.connection import connection_check
-from judging.llm.models import PrelabelJob, PrelabelMode, Provider
+from judging.llm.models import LLMJudge, PrelabelJob, PrelabelMode, Provider
 from judging.llm.prompt import CURRENT_VERSION, PROMPTS
 from judging.llm.selectors import llm_judges, prelabel_estimate, prelabel_progress
 from judging.models import Campaign, Judge, JudgeKind
@@ -63,9 +64,15 @@ class LLMJudgeInputSerializer(serializers.Serializer):
     model = serializers.CharField(max_length=128)
     prompt_version = serializers.ChoiceField(choices=list(PROMPTS), default=CURRENT_VERSION)
     temperature = serializers.FloatField(default=0.0, min_value=0.0, max_value=2.0)
-    max_concurrency = serializers.IntegerField(default=8, min_value=1, max_value=512)
-    requests_per_minute = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    tokens_per_minute = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    max_concurrency = serializers.IntegerField(
+        default=8, **column_bounds(LLMJudge, "max_concurrency", min_value=1, max_value=512)
+    )
+    requests_per_minute = serializers.IntegerField(
+        required=False, allow_null=True, **column_bounds(LLMJudge, "requests_per_minute", min_value=1)
+    )
+    tokens_per_minute = serializers.IntegerField(
+        required=False, allow_null=True, **column_bounds(LLMJudge, "tokens_per_minute", min_value=1)
+    )
     price_input_per_million = serializers.DecimalField(
         max_digits=10, decimal_places=4, default=Decimal(0), min_value=Decimal(0)
     )

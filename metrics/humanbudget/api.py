@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assess.columns import column_bounds
 from judging.labels import SPEC_HELP, LabelSetError
 from judging.models import Campaign
 from judging.scope import scope_for
@@ -30,9 +31,15 @@ class DrawInputSerializer(serializers.Serializer[dict[str, Any]]):
     llm = serializers.CharField(help_text=f"the LLM label set on every pair: {SPEC_HELP}")
     design = serializers.ChoiceField(choices=Design.ALL, default=Design.UNIFORM)
     second_llm = serializers.CharField(required=False, default="", allow_blank=True)
-    pairs = serializers.IntegerField(required=False, min_value=1, help_text="the budget as a number of pairs")
-    share = serializers.FloatField(required=False, help_text="or as a share of the pairs (0 < share <= 1)")
-    seed = serializers.IntegerField(default=0)
+    pairs = serializers.IntegerField(
+        required=False,
+        help_text="the budget as a number of pairs",
+        **column_bounds(BudgetSample, "budget_pairs", min_value=1),
+    )
+    share = serializers.FloatField(
+        required=False, min_value=0, max_value=1, help_text="or as a share of the pairs (0 < share <= 1)"
+    )
+    seed = serializers.IntegerField(default=0, **column_bounds(BudgetSample, "seed"))
     allow_unlabelled = serializers.BooleanField(default=False)
 
 

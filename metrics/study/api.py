@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assess.columns import column_bounds
 from judging.labels import SPEC_HELP
 from judging.models import Campaign, Judge, JudgeKind
 from metrics.study import jobs as study_jobs
@@ -29,7 +30,7 @@ class StudyInputSerializer(serializers.Serializer[dict[str, Any]]):
     a = serializers.CharField(help_text=f"the first label set, usually human: {SPEC_HELP}")
     b = serializers.CharField(help_text="the second label set, usually the LLM judge's")
     per_topic = serializers.IntegerField(min_value=1, max_value=1000, default=study_services.DEFAULT_PER_TOPIC)
-    seed = serializers.IntegerField(default=0)
+    seed = serializers.IntegerField(default=0, **column_bounds(Study, "seed"))
 
 
 class StudyOutputSerializer(serializers.ModelSerializer[Study]):
