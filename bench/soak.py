@@ -354,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         llm_server.start()
         base_url = parent.recv()
-        worker = prelabel.worker_start(a.celery, database_url, redis.url, base_url)
+        worker = prelabel.worker_start(a.celery, database_url, redis.url, base_url, start_seconds=300)
         port = a.port or free_port()
         server = load.gunicorn_start(port, a.workers, "wsgi", "sync", 1, start_seconds=180)
         url = f"http://127.0.0.1:{port}"
