@@ -1,5 +1,5 @@
 # Common tasks. `make demo` starts the platform; `make test` installs what the tests need and runs them.
-.PHONY: demo test test-fast lint fmt worker serve bench-ingest migrate
+.PHONY: demo test test-fast lint fmt worker serve bench-ingest migrate bench-soak
 
 PY := .venv/bin/python
 
@@ -59,3 +59,9 @@ bench-judge:
 .PHONY: bench-keystroke
 bench-keystroke:
 	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/keystroke.py
+
+# A day under load: 50 assessors at a human pace for 20 minutes against gunicorn + PostgreSQL + its own Redis + a
+# Celery worker pre-labelling meanwhile; one web worker SIGKILLed and Redis restarted during the run.
+# MINUTES=1 for a shorter run.
+bench-soak:
+	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/soak.py --minutes $(or $(MINUTES),20)

@@ -7,9 +7,10 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    from django.core.management import execute_from_command_line
+    # A missing, unreachable or unmigrated database is one line and exit status 1, not a traceback.
+    from config.startup import run_command
 
-    execute_from_command_line(sys.argv)
+    sys.exit(run_command(sys.argv))
 
 
 if __name__ == "__main__":

@@ -555,21 +555,33 @@ def collect(procs: list[Any], out: Any) -> list[Result]:
     return results
 
 
-def check_stored(accounts: list[str], acknowledged: list[str]) -> str:
-    """Every acknowledged token stored exactly once, and no judgment of these assessors that was not acknowledged."""
+def stored_counts(accounts: list[str], acknowledged: list[str]) -> dict[str, int]:
+    """The judgments of these assessors in the database against the tokens acknowledged to them: how many were
+    acknowledged and stored, and how many acknowledged tokens are missing, doubled (stored more than once), or
+    stored without an acknowledgement."""
     from collections import Counter
 
     from judging.models import Judgment
 
     mine = Judgment.objects.filter(judge__user__username__in=accounts)
     stored = Counter(str(t) for t in mine.values_list("submission_token", flat=True))
-    doubled = sum(1 for v in stored.values() if v > 1)
-    missing = sum(1 for t in acknowledged if t not in stored)
-    extra = len(set(stored) - set(acknowledged))
-    ok = not doubled and not missing and not extra and len(set(acknowledged)) == len(acknowledged)
+    return {
+        "acknowledged": len(acknowledged),
+        "acknowledged_twice": len(acknowledged) - len(set(acknowledged)),
+        "stored": sum(stored.values()),
+        "missing": sum(1 for t in acknowledged if t not in stored),
+        "doubled": sum(1 for v in stored.values() if v > 1),
+        "not_acknowledged": len(set(stored) - set(acknowledged)),
+    }
+
+
+def check_stored(accounts: list[str], acknowledged: list[str]) -> str:
+    """Every acknowledged token stored exactly once, and no judgment of these assessors that was not acknowledged."""
+    c = stored_counts(accounts, acknowledged)
+    ok = not (c["doubled"] or c["missing"] or c["not_acknowledged"] or c["acknowledged_twice"])
     return (
-        f"{'ok' if ok else 'FAILED'}: {len(acknowledged)} acknowledged, {sum(stored.values())} stored "
-        f"({missing} missing, {doubled} doubled, {extra} not acknowledged)"
+        f"{'ok' if ok else 'FAILED'}: {c['acknowledged']} acknowledged, {c['stored']} stored "
+        f"({c['missing']} missing, {c['doubled']} doubled, {c['not_acknowledged']} not acknowledged)"
     )
 
 

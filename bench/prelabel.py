@@ -67,7 +67,11 @@ def process_cpu_seconds(pid: int) -> float:
     return total
 
 
-def worker_start(processes: int, database_url: str, redis_url: str, base_url: str) -> subprocess.Popen[bytes]:
+def worker_start(
+    processes: int, database_url: str, redis_url: str, base_url: str, start_seconds: float = 60.0
+) -> subprocess.Popen[bytes]:
+    """A Celery worker of `processes` prefork processes, given `start_seconds` to answer a ping (a busy machine
+    needs more); one that does not is stopped, not left behind."""
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
@@ -97,9 +101,11 @@ def worker_start(processes: int, database_url: str, redis_url: str, base_url: st
     )
     from config.celery import app
 
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + start_seconds
     while not app.control.ping(timeout=0.5):
         if worker.poll() is not None or time.monotonic() > deadline:
+            worker.kill()
+            worker.wait(timeout=30)
             raise SystemExit("the Celery worker did not start")
     return worker
 

@@ -12,9 +12,11 @@ request cycle reaches, middleware included, so the outage answer lives here rath
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 import kombu.exceptions
+import psycopg.errors
 import redis.exceptions
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -37,6 +39,12 @@ UNAVAILABLE = (
     "request; try again in a minute."
 )
 
+# The database exists but has no tables: an administrator has a command to run, no user can fix it by waiting.
+NOT_MIGRATED = (
+    "The service is not set up yet: its database has no tables. An administrator must run `manage.py migrate`. "
+    "Nothing was saved by this request."
+)
+
 
 def is_api(request: HttpRequest) -> bool:
     return request.path_info.startswith("/api/")
@@ -53,12 +61,26 @@ def outage_of(exception: BaseException | None) -> BaseException | None:
     return None
 
 
-def service_unavailable(request: HttpRequest) -> HttpResponse:
+def not_migrated(exception: BaseException | None) -> bool:
+    """Whether an exception (or what caused it) says a table is missing: the database exists but `manage.py
+    migrate` has not been run on it (PostgreSQL's undefined table, SQLite's "no such table")."""
+    seen = 0
+    while exception is not None and seen < 10:
+        if isinstance(exception, psycopg.errors.UndefinedTable):
+            return True
+        if isinstance(exception, sqlite3.OperationalError) and str(exception).startswith("no such table"):
+            return True
+        exception = exception.__cause__ or exception.__context__
+        seen += 1
+    return False
+
+
+def service_unavailable(request: HttpRequest, message: str = UNAVAILABLE) -> HttpResponse:
     response: HttpResponse
     if is_api(request):
-        response = JsonResponse({"detail": UNAVAILABLE}, status=503)
+        response = JsonResponse({"detail": message}, status=503)
     else:
-        html = loader.get_template("503.html").render({"message": UNAVAILABLE})
+        html = loader.get_template("503.html").render({"message": message})
         response = HttpResponse(html, status=503)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
@@ -66,6 +88,8 @@ def service_unavailable(request: HttpRequest) -> HttpResponse:
 
 def server_error(request: HttpRequest, template_name: str = defaults.ERROR_500_TEMPLATE_NAME) -> HttpResponse:
     """`handler500`: Django calls it while handling the uncaught exception, which `sys.exception()` returns."""
+    if not_migrated(sys.exc_info()[1]):
+        return service_unavailable(request, NOT_MIGRATED)
     if outage_of(sys.exc_info()[1]) is not None:
         return service_unavailable(request)
     if is_api(request):

@@ -153,9 +153,15 @@ elif DB_PREPARED_STATEMENTS:
 if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
     # An unreachable PostgreSQL fails a request within seconds (a 503, config/errors.py), not after a minute.
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int("DB_CONNECT_TIMEOUT", 5)
-if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and env_bool("DB_POOL", default=False):
-    # Under ASGI or threaded workers Django runs each request's view in a thread of its own, so persistent
-    # connections would pile up: a pool per process instead (DB_POOL=true), as Django's documentation advises.
+# Which interface serves this process: config/asgi.py says "asgi" before Django reads these settings; anything else
+# (gunicorn's sync workers on config/wsgi.py, the commands, Celery) is "wsgi".
+SERVER_INTERFACE = env_str("ASSESS_SERVER_INTERFACE", "wsgi")
+# Under ASGI (uvicorn workers) Django runs each request's view in a thread of its own (the sync-to-async executor),
+# so persistent connections pile up, one per thread, until PostgreSQL refuses clients ("too many clients"): there
+# the default is a pool per process, at most DB_POOL_SIZE connections whatever the threads (docs/operations.md,
+# "Database connections", has the arithmetic). Sync workers hold one persistent connection each without a pool.
+DB_POOL = env_bool("DB_POOL", default=SERVER_INTERFACE == "asgi")
+if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and DB_POOL:
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
