@@ -259,7 +259,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             ),
             **{
                 f"scatter_{measure}": plots.scatter(
-                    title=f"Weighted {measure}: {agreement['coverage']['runs_used']} runs",
+                    title=f"Weighted {measure}",
                     tau=agreement["tau"][measure],
                     run_ids=runs["run_id"],
                     run_x=runs[f"{measure}_a"],

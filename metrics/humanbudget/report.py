@@ -30,8 +30,8 @@ MIN_JUDGED = 2  # judged pairs a run needs before its estimate and interval are 
 
 CLIPPING_NOTE = (
     "A weighted precision or recall lies in [0, 1]. With few judged pairs the difference estimator's correction can "
-    "carry its estimate past 0 or 1: `estimate` is that raw value (unbiased only unclipped, so kept as it is), "
-    "`shown` the same clipped to [0, 1], which the page shows (marked; the ranking keeps the raw order); the interval is clipped alike, "
+    'carry its estimate past 0 or 1: "estimate" is that raw value (unbiased only unclipped, so kept as it is), '
+    '"shown" the same clipped to [0, 1], which the page shows (marked; the ranking keeps the raw order); the interval is clipped alike, '
     "and still holds the score whenever the unclipped one does."
 )
 

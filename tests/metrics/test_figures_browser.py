@@ -9,7 +9,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from tests.conftest import browser_login
+from tests.conftest import PASSWORD, browser_login
 from tests.factories import OrganizerFactory, study_campaign_build, study_labels_seed
 from tests.metrics.humanbudget.test_budget_figures import overdrawn_sample_judged
 
@@ -25,12 +25,10 @@ FITS = "() => document.documentElement.scrollWidth <= document.documentElement.c
 
 
 def _login(page, live_server):
-    OrganizerFactory(username="org-fig").set_password("pw-figures")
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", "org-fig")
-    page.fill("input[name=password]", "pw-figures")
-    page.click("button[type=submit]")
-    page.wait_for_load_state("networkidle")
+    organizer = OrganizerFactory(username="org-fig")
+    organizer.set_password(PASSWORD)
+    organizer.save()
+    browser_login(page, live_server, organizer.username)
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
@@ -38,11 +36,15 @@ def test_the_demo_dashboard_shows_the_baselines_not_judged_by_opus(live_server, 
     # given: the demo (NIST's 45 runs on two topics, three organizer baselines, NIST's and Opus's labels)
     call_command("demo_load", stdout=io.StringIO())
     page.set_viewport_size({"width": width, "height": height})
+    page.set_default_timeout(60_000)  # the first page of a fresh live server is slow on a loaded machine
     browser_login(page, live_server, "organizer", "organizer-demo")
 
     # when
     page.goto(f"{live_server.url}/metrics/?a=nist/from_scratch&b=opus-4.8-nist")
-    page.screenshot(path=f"/tmp/h24a-dashboard-{width}.png", full_page=False)
+    page.locator("#score-coverage").scroll_into_view_if_needed()
+    page.screenshot(path=f"/tmp/h24a-dashboard-{width}.png")
+    page.locator("#tau-runs").scroll_into_view_if_needed()
+    page.screenshot(path=f"/tmp/h24a-dashboard-tau-{width}.png")
 
     # then
     for run_id in BASELINES:
@@ -68,6 +70,7 @@ def clipped_sample(transactional_db):
 def test_the_budget_page_shows_every_estimate_inside_0_1_and_fits(clipped_sample, live_server, page, width, height):
     # given
     page.set_viewport_size({"width": width, "height": height})
+    page.set_default_timeout(60_000)  # the first page of a fresh live server is slow on a loaded machine
     _login(page, live_server)
 
     # when
@@ -90,6 +93,7 @@ def test_the_plan_curve_is_on_the_budget_page_before_any_draw(transactional_db, 
     campaign = study_campaign_build(pairs_per_topic=(30, 12), runs=2, name="budget-campaign")
     study_labels_seed(campaign, human="nist", llm="gpt-budget")
     page.set_viewport_size({"width": width, "height": height})
+    page.set_default_timeout(60_000)  # the first page of a fresh live server is slow on a loaded machine
     _login(page, live_server)
 
     # when
