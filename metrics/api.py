@@ -125,14 +125,25 @@ class RunScoreOutputSerializer(serializers.Serializer[dict[str, Any]]):
     group = serializers.CharField(allow_blank=True)
     task = serializers.CharField(allow_blank=True)
     judge = serializers.CharField()
-    weighted_precision = serializers.FloatField()
-    weighted_recall = serializers.FloatField()
+    weighted_precision = serializers.FloatField(allow_null=True, help_text="null: not judged (no judged citation)")
+    weighted_recall = serializers.FloatField(allow_null=True, help_text="null: not judged (no judged citation)")
     mean_sentences = serializers.FloatField()
     topics = serializers.IntegerField()
+    judged_citations = serializers.IntegerField(help_text="the run's citations the set labels, of `citations`")
+    citations = serializers.IntegerField(help_text="the run's citations in the unit, over the report's topics")
+    coverage = serializers.CharField(help_text='"212 of 312 citations judged", or "not judged"')
     precision_low = serializers.FloatField(allow_null=True)
     precision_high = serializers.FloatField(allow_null=True)
     recall_low = serializers.FloatField(allow_null=True)
     recall_high = serializers.FloatField(allow_null=True)
+
+
+class CoverageOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    min_share = serializers.FloatField(help_text="runs with less of their citations judged are ranked after the others")
+    runs_judged = serializers.IntegerField()
+    runs_enough = serializers.IntegerField()
+    runs_total = serializers.IntegerField()
+    note = serializers.CharField()
 
 
 class ScoresOutputSerializer(serializers.Serializer[dict[str, Any]]):
@@ -143,6 +154,7 @@ class ScoresOutputSerializer(serializers.Serializer[dict[str, Any]]):
     unit = serializers.CharField()
     topics = serializers.ListField(child=serializers.CharField())
     intervals = IntervalsOutputSerializer()
+    coverage = CoverageOutputSerializer()
     runs = RunScoreOutputSerializer(many=True)
 
 
@@ -154,6 +166,7 @@ class TopicScoreOutputSerializer(serializers.Serializer[dict[str, Any]]):
     weighted_recall = serializers.FloatField()
     sentences = serializers.IntegerField()
     judged_citations = serializers.IntegerField()
+    citations = serializers.IntegerField(help_text="the answer's citations in the unit, judged or not")
 
 
 class TopicScoresOutputSerializer(serializers.Serializer[dict[str, Any]]):
@@ -211,7 +224,13 @@ class AgreementOutputSerializer(serializers.Serializer[dict[str, Any]]):
     tau_ci = serializers.JSONField(help_text="tau's 95% intervals (see `intervals.method`)")
     intervals = IntervalsOutputSerializer()
     topics = serializers.ListField(child=serializers.CharField(), help_text="the topics both sets judged")
-    runs = serializers.JSONField(help_text="each run's scores by both sets (the scatter plot's points)")
+    runs = serializers.JSONField(
+        help_text="each run's scores by both sets (the scatter plot's points), of the runs `coverage` says τ uses"
+    )
+    coverage = serializers.JSONField(
+        help_text="the runs τ and the scatter use (both sets judged at least `min_share` of their citations) and "
+        "each left-out run's coverage in words"
+    )
     topic_means = serializers.JSONField(help_text="per topic, the runs' mean scores by both sets")
     per_topic = serializers.DictField(help_text="by topic id: citations both labelled, labelled differently, pairs")
     per_topic_units = serializers.DictField(child=serializers.CharField())

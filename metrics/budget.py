@@ -323,12 +323,15 @@ def ranking(
     metric: str,
     use_llm: bool = True,
     calibrate: bool = True,
+    eligible: np.ndarray | None = None,
 ) -> tuple[np.ndarray, list[RankStep]]:
     """The runs by estimated score (highest first) and, for each adjacent two, the probability that they are
     in the right order: the difference of their estimates is itself a difference estimate, whose variance sums
     over drawn units (Σ (1 - π_u) (D_upper,u - D_lower,u)² / π_u², so a pair both runs hold counts once), and
     the probability is Φ(difference / se) under the normal approximation. A step with se 0 (no drawn unit
-    tells the two runs apart) gets 1 or 0.5 by the sign of the difference."""
+    tells the two runs apart) gets 1 or 0.5 by the sign of the difference. With `eligible` (a boolean per run:
+    those with an estimate to show), the eligible runs come first, so that a run without an estimate is never
+    ranked above one with."""
     estimate = difference_estimate(
         population, sampled=sampled, pi=pi, metric=metric, use_llm=use_llm, calibrate=calibrate
     )
@@ -339,6 +342,8 @@ def ranking(
         prediction = _calibrated(prediction, human, sampled, pi)
     residual = np.where(sampled, np.nan_to_num(human) - prediction, 0.0)
     order = np.argsort(-estimate.score, kind="stable")
+    if eligible is not None:
+        order = np.concatenate([order[eligible[order]], order[~eligible[order]]])
     runs, units = population.citation_run, population.units
     steps = []
     for upper, lower in itertools.pairwise(order):

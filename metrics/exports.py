@@ -42,6 +42,8 @@ def topic_scores_csv(out: Writable, reports: Iterable[TopicScoresReport]) -> int
 
 
 def _fmt(value: Any) -> Any:
+    if value is None:  # a run that is not judged: no score, never 0
+        return ""
     if isinstance(value, float):
         return f"{value:.6f}"
     return csv_safe_cell(value)

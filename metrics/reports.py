@@ -6,7 +6,7 @@ until the next judgment (see `material.cached`).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -26,7 +26,16 @@ from metrics.material import (
     material_get,
     material_summary,
 )
-from metrics.scores import AnswerScore, AnswerSupport, TopicMatrix, run_scores
+from metrics.scores import (
+    MIN_COVERAGE,
+    AnswerScore,
+    AnswerSupport,
+    Coverage,
+    TopicMatrix,
+    coverage_words,
+    run_scores,
+    shown,
+)
 
 SCORE_COLUMNS = (
     "run_id",
@@ -37,6 +46,8 @@ SCORE_COLUMNS = (
     "weighted_recall",
     "mean_sentences",
     "topics",
+    "judged_citations",
+    "citations",
 )
 
 
@@ -50,13 +61,33 @@ class ScoreRow:
     weighted_recall: float
     mean_sentences: float
     topics: int
+    judged_citations: int = 0  # of `citations`, those the set labels (precision's denominator)
+    citations: int = 0  # the run's citations in the unit, over the report's topics
     precision_low: float | None = None
     precision_high: float | None = None
     recall_low: float | None = None
     recall_high: float | None = None
 
+    @property
+    def coverage(self) -> Coverage:
+        return Coverage(self.judged_citations, self.citations)
+
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """As the API, the commands and the exports give it: a run the set judged none of has no scores (null,
+        an empty cell), never 0; `coverage` says how much of it was judged, in words."""
+        values = asdict(self)
+        coverage = self.coverage
+        for name in (
+            "weighted_precision",
+            "weighted_recall",
+            "precision_low",
+            "precision_high",
+            "recall_low",
+            "recall_high",
+        ):
+            values[name] = shown(values[name], coverage)
+        values["coverage"] = coverage.words
+        return values
 
 
 def depth_unit(depth: int | None) -> str:
@@ -101,7 +132,24 @@ class ScoresReport:
                 "method": bootstrap.RUN_INTERVAL_METHOD,
                 "note": interval_note(len(self.topics), self.resamples),
             },
+            "coverage": self.coverage,
             "runs": [r.as_dict() for r in self.rows],
+        }
+
+    @property
+    def coverage(self) -> dict[str, Any]:
+        """How many runs the set judged, and the rule that ranks the others below them."""
+        judged = sum(1 for r in self.rows if r.coverage.any)
+        enough = sum(1 for r in self.rows if r.coverage.enough(MIN_COVERAGE))
+        return {
+            "min_share": MIN_COVERAGE,
+            "runs_judged": judged,
+            "runs_enough": enough,
+            "runs_total": len(self.rows),
+            "note": (
+                f"{judged} of {len(self.rows)} runs judged ({enough} {coverage_words(MIN_COVERAGE)}, ranked first); "
+                "a run with no judged citation is not judged and has no score"
+            ),
         }
 
 
@@ -122,11 +170,14 @@ def _matrix(support: AnswerSupport, material: Material, topics: list[str]) -> To
     keep = (columns >= 0) & (answer_run >= 0)
     shape = (len(material.run_names), len(topics))
     precision, recall, sentences = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    judged, citations = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
     rows = answer_run[keep]
     precision[rows, columns[keep]] = support.precision[keep]
     recall[rows, columns[keep]] = support.recall[keep]
     sentences[rows, columns[keep]] = support.sentences[keep]
-    return TopicMatrix(list(material.run_names), list(topics), precision, recall, sentences)
+    judged[rows, columns[keep]] = support.judged[keep]
+    citations[rows, columns[keep]] = support.citations[keep]
+    return TopicMatrix(list(material.run_names), list(topics), precision, recall, sentences, judged, citations)
 
 
 def answer_scores(*, label_set: LabelSet, scope: Scope) -> list[AnswerScore]:
@@ -204,7 +255,10 @@ def _agreement_report(a: LabelSet, b: LabelSet, scope: Scope, resamples: int, se
     unit = depth_unit(scope.depth)
     # τ compares the two judges on the same footing: the topics both judged.
     topics = sorted(set(labelled_topics(material, labels_a)) & set(labelled_topics(material, labels_b)))
-    matrix_a, matrix_b = _matrix(support_a, material, topics), _matrix(support_b, material, topics)
+    whole_a, whole_b = _matrix(support_a, material, topics), _matrix(support_b, material, topics)
+    # τ, the scatter and the topic means are over the runs both sets judged enough of (`Coverage.enough`).
+    covered = _covered(whole_a, whole_b)
+    matrix_a, matrix_b = whole_a.rows(covered), whole_b.rows(covered)
     run_points = _run_points(matrix_a, matrix_b)
     tau, tau_ci = _taus(matrix_a, matrix_b, run_points, resamples=resamples, seed=seed)
     return {
@@ -228,6 +282,7 @@ def _agreement_report(a: LabelSet, b: LabelSet, scope: Scope, resamples: int, se
         },
         "topics": topics,
         "runs": run_points,
+        "coverage": _coverage_summary(whole_a, whole_b, covered),
         "topic_means": _topic_points(material, matrix_a, matrix_b),
         "per_topic": _per_topic(material, labels_a, labels_b, both),
         "labels_unit": f"{unit} both labelled",
@@ -265,6 +320,35 @@ def _per_topic(
         }
         for i, t in enumerate(topic_names)  # in topic order: topic_names is sorted
         if both_per_topic[i]
+    }
+
+
+def _covered(matrix_a: TopicMatrix, matrix_b: TopicMatrix, minimum: float = MIN_COVERAGE) -> np.ndarray:
+    """Per run (in the matrices' order): whether both sets judged enough of it to place it in a ranking."""
+    return np.array(
+        [
+            matrix_a.coverage(i).enough(minimum) and matrix_b.coverage(i).enough(minimum)
+            for i in range(len(matrix_a.runs))
+        ],
+        dtype=bool,
+    )
+
+
+def _coverage_summary(matrix_a: TopicMatrix, matrix_b: TopicMatrix, covered: np.ndarray) -> dict[str, Any]:
+    """Which runs τ and the scatter use, and why the others are left out, in words."""
+    left_out = [
+        {"run_id": run_id, "a": matrix_a.coverage(i).words, "b": matrix_b.coverage(i).words}
+        for i, run_id in enumerate(matrix_a.runs)
+        if not covered[i]
+    ]
+    used, total = int(covered.sum()), len(matrix_a.runs)
+    return {
+        "min_share": MIN_COVERAGE,
+        "rule": coverage_words(MIN_COVERAGE) + " by both sets, over the topics both judged",
+        "runs_used": used,
+        "runs_total": total,
+        "note": f"τ and the scatter use {used} of {total} runs: {coverage_words(MIN_COVERAGE)} by both sets",
+        "left_out": left_out,
     }
 
 
@@ -369,6 +453,7 @@ TOPIC_SCORE_COLUMNS = (
     "weighted_recall",
     "sentences",
     "judged_citations",
+    "citations",
 )
 
 
@@ -381,6 +466,7 @@ class TopicScoreRow:
     weighted_recall: float
     sentences: int
     judged_citations: int
+    citations: int = 0  # the answer's citations in the unit: judged_citations of citations were judged
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -416,8 +502,6 @@ def _topic_scores_report(label_set: LabelSet, scope: Scope) -> TopicScoresReport
     labels, support = _support(label_set, material)
     topics = labelled_topics(material, labels)
     matrix = _matrix(support, material, topics)
-    # The judged counts go through the same placement as the scores (0 where the run did not answer).
-    judged = _matrix(replace(support, precision=support.judged.astype(float)), material, topics).precision
     rows = [
         TopicScoreRow(
             run_id=run_id,
@@ -426,7 +510,8 @@ def _topic_scores_report(label_set: LabelSet, scope: Scope) -> TopicScoresReport
             weighted_precision=float(matrix.precision[i, j]),
             weighted_recall=float(matrix.recall[i, j]),
             sentences=int(matrix.sentences[i, j]),
-            judged_citations=int(judged[i, j]),
+            judged_citations=int(matrix.judged[i, j]),
+            citations=int(matrix.citations[i, j]),
         )
         for i, run_id in enumerate(matrix.runs)
         for j, topic_id in enumerate(matrix.topics)

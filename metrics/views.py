@@ -42,13 +42,24 @@ from metrics.selectors import (
 from metrics.study import selectors as study_selectors
 from metrics.study.models import Study
 
+
+def _score(key: str, field: str) -> Any:
+    """A score column's sort value: None for a run that set did not judge (sorted last either way)."""
+
+    def value(r: dict[str, Any]) -> float | None:
+        row = r[key]
+        return getattr(row, field) if row is not None and row.coverage.any else None
+
+    return value
+
+
 SORTABLE = {
     "run_id": lambda r: r["run_id"],
     "group": lambda r: r["group"],
-    "precision_a": lambda r: r["a"].weighted_precision if r["a"] else -1,
-    "recall_a": lambda r: r["a"].weighted_recall if r["a"] else -1,
-    "precision_b": lambda r: r["b"].weighted_precision if r["b"] else -1,
-    "recall_b": lambda r: r["b"].weighted_recall if r["b"] else -1,
+    "precision_a": _score("a", "weighted_precision"),
+    "recall_a": _score("a", "weighted_recall"),
+    "precision_b": _score("b", "weighted_precision"),
+    "recall_b": _score("b", "weighted_recall"),
     "sentences": lambda r: r["a"].mean_sentences if r["a"] else -1,
 }
 
@@ -156,7 +167,11 @@ def _score_rows(rows_a: list[ScoreRow], rows_b: list[ScoreRow], sort: str, desce
             )
             entry[key] = r
             entry[f"{key}_cells"] = _cells(r)
-    return sorted(by_run.values(), key=SORTABLE.get(sort, SORTABLE["precision_a"]), reverse=descending)
+    key = SORTABLE.get(sort, SORTABLE["precision_a"])
+    entries = list(by_run.values())
+    # A run without a score under the sorted column's set is never placed above one with, whichever direction.
+    scored = sorted((e for e in entries if key(e) is not None), key=key, reverse=descending)
+    return scored + sorted((e for e in entries if key(e) is None), key=lambda e: e["run_id"])
 
 
 def _cells(r: ScoreRow) -> dict[str, str]:
@@ -165,7 +180,13 @@ def _cells(r: ScoreRow) -> dict[str, str]:
     def interval(low: float | None, high: float | None) -> str:
         return "" if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
 
+    coverage = r.coverage
+    if not coverage.any:
+        return {"judged": "", "coverage": coverage.words, "sentences": f"{r.mean_sentences:.2f}"}
     return {
+        "judged": "yes",
+        "coverage": coverage.words,
+        "partial": "" if coverage.enough() else "partial",
         "precision": f"{r.weighted_precision:.3f}",
         "precision_ci": interval(r.precision_low, r.precision_high),
         "recall": f"{r.weighted_recall:.3f}",

@@ -34,9 +34,9 @@ def width_curve(points: Sequence[dict[str, float]], *, title: str) -> SafeString
         f'<line x1="{left}" y1="{y(0)}" x2="{width - right}" y2="{y(0)}" stroke="#888"/>',
         f'<line x1="{left}" y1="{top}" x2="{left}" y2="{y(0)}" stroke="#888"/>',
         f'<text x="{(left + width - right) / 2}" y="{height - 6}" text-anchor="middle" class="axis-title">'
-        "budget: share of the pairs judged</text>",
+        "budget: share of the pairs judged by people (%)</text>",
         f'<text x="12" y="{(top + height - bottom) / 2}" text-anchor="middle" class="axis-title" '
-        f'transform="rotate(-90 12 {(top + height - bottom) / 2})">95% interval width</text>',
+        f'transform="rotate(-90 12 {(top + height - bottom) / 2})">95% interval width (score, 0 to 1)</text>',
     ]
     for p in points:
         parts.append(

@@ -28,12 +28,23 @@ INTERVAL_METHOD = "95%: estimate ± t quantile (judged pairs of the run - 1 degr
 MIN_JUDGED = 2  # judged pairs a run needs before its estimate and interval are shown
 
 
-def _interval(estimate: Estimate, at: int) -> dict[str, float] | None:
+CLIPPING_NOTE = (
+    "A weighted precision or recall lies in [0, 1]. With few judged pairs the difference estimator's correction can "
+    'carry its estimate past 0 or 1: "estimate" is that raw value (unbiased only unclipped, so kept as it is), '
+    '"shown" the same clipped to [0, 1], which the page shows (marked; the ranking keeps the raw order); the interval is clipped alike, '
+    "and still holds the score whenever the unclipped one does."
+)
+
+
+def _interval(estimate: Estimate, at: int) -> dict[str, Any] | None:
     if estimate.drawn[at] < MIN_JUDGED:
         return None
-    # Scores lie in [0, 1]: an interval clipped to it holds the score whenever the unclipped one does.
+    raw = float(estimate.score[at])
+    shown = min(1.0, max(0.0, raw))
     return {
-        "estimate": float(estimate.score[at]),
+        "estimate": raw,
+        "shown": shown,
+        "clipped": shown != raw,
         "low": max(0.0, float(estimate.low[at])),
         "high": min(1.0, float(estimate.high[at])),
         "se": float(estimate.se[at]),
@@ -52,7 +63,8 @@ def budget_estimates(*, sample: BudgetSample) -> dict[str, Any]:
         both = difference_estimate(population, sampled=judged, pi=pi, metric=metric)
         human_only = difference_estimate(population, sampled=judged, pi=pi, metric=metric, use_llm=False)
         llm_only = full_scores(population, metric=metric, human=False)
-        order, steps = ranking(population, sampled=judged, pi=pi, metric=metric)
+        # A run shows an estimate once MIN_JUDGED of its pairs are judged: those are ranked first, the others after.
+        order, steps = ranking(population, sampled=judged, pi=pi, metric=metric, eligible=both.drawn >= MIN_JUDGED)
         rows = []
         for rank, at in enumerate(order.tolist(), start=1):
             rows.append(
@@ -92,10 +104,12 @@ def budget_estimates(*, sample: BudgetSample) -> dict[str, Any]:
         "topics": len(found.topics),
         "metrics": per_metric,
         "min_judged": MIN_JUDGED,
+        "clipping_note": CLIPPING_NOTE,
         "note": (
             "While judging goes on, a topic's judged pairs are the first of its shuffled queue: each counts with "
             "its inclusion probability times the topic's judged share of its draw (two-phase design). A run shows an "
-            f"estimate once {MIN_JUDGED} of its pairs are judged; before that only the LLM-only score."
+            f"estimate once {MIN_JUDGED} of its pairs are judged; before that only the LLM-only score, and it is "
+            "ranked below every run with an estimate."
         ),
     }
 

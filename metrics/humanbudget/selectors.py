@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
 
 from judging.labels import LabelSet, label_set_get
 from judging.models import Campaign, CampaignPair, Condition, Judgment
@@ -208,9 +208,23 @@ def budget_sample_topics(*, sample: BudgetSample) -> list[tuple[int, str, int]]:
 # --- the samples as judging's sample source (`judging.samples`), for the from-scratch condition -------------
 
 
+def _judged_elsewhere(*, assignment: OuterRef | int) -> Exists:
+    """For a BudgetSampleItem queryset: the item's pair was already judged from scratch by the assessor of
+    `assignment`, in another assignment (another campaign sharing the pair). Such a pair is left out of their
+    queue: one person's second look at a pair is no independent judgment, and nobody should judge it twice."""
+    return Exists(
+        Judgment.objects.filter(
+            pair_id=OuterRef("pair_id"),
+            condition=Condition.FROM_SCRATCH,
+            assignment__assessor__assignments=assignment,  # type: ignore[misc]
+        ).exclude(assignment_id=assignment)  # type: ignore[misc]
+    )
+
+
 class BudgetSamples:
     """A from-scratch assignment linked to a budget sample judges the sample's pairs of its topic, in the order
-    drawn with the sample's seed. An assignment judges one sample at most (`services.budget_assign`)."""
+    drawn with the sample's seed, less the pairs its assessor already judged from scratch elsewhere
+    (`_judged_elsewhere`). An assignment judges one sample at most (`services.budget_assign`)."""
 
     def pairs(self, *, assignment_id: int, topic_id: int) -> list[int] | None:
         # One query for the common case, a from-scratch assignment that judges its whole pool.
@@ -224,6 +238,7 @@ class BudgetSamples:
             return None
         return list(
             BudgetSampleItem.objects.filter(sample_id=sample_id, topic_id=topic_id)
+            .filter(~_judged_elsewhere(assignment=assignment_id))
             .order_by("order", "pair_id")
             .values_list("pair_id", flat=True)
         )
@@ -231,6 +246,7 @@ class BudgetSamples:
     def pair_count(self, *, assignment_id: OuterRef, topic_id: OuterRef) -> Subquery:
         drawn = (
             BudgetSampleItem.objects.filter(sample__assignments=assignment_id, topic_id=topic_id)
+            .filter(~_judged_elsewhere(assignment=OuterRef(assignment_id)))
             .order_by()
             .values("topic_id")
             .annotate(n=Count("pk"))

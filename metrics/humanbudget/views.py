@@ -3,6 +3,8 @@ estimates (LLM-only, LLM + sample, human-only) and the planning curve. Included 
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -26,6 +28,41 @@ def _sample_or_404(sample_id: int) -> BudgetSample:
     if sample is None:
         raise Http404("No such budget sample")
     return sample
+
+
+def _plan(request: HttpRequest, *, campaign: Campaign | None, llm: str = "") -> dict[str, Any]:
+    """The planning curve's context: from the human from-scratch labels already made (`plan_human`, else the
+    set with the most) beside an LLM's (`plan_llm`, else the sample's, else the first LLM set), in the campaign's
+    first citations (everything loaded when none is chosen). Shown before any draw, and on every sample."""
+    humans = budget_selectors.plan_label_sets(
+        [s for s in label_sets_available() if s.judge_kind == JudgeKind.HUMAN and s.condition == Condition.FROM_SCRATCH]
+    )
+    llms = [s.spec for s in label_sets_available() if s.judge_kind == JudgeKind.LLM]
+    human = request.GET.get("plan_human") or (humans[0] if humans else "")
+    llm = request.GET.get("plan_llm") or llm or (llms[0] if llms else "")
+    plan, plan_error, plots = None, "", {}
+    if human and llm:
+        try:
+            plan = report.budget_plan(
+                llm=llm, human=human, scope=scope_for(campaign=campaign.name if campaign else None, depth=1)
+            )
+        except (LabelSetError, ValueError) as error:
+            plan_error = str(error)
+        else:
+            plots = {
+                m: width_curve(plan["curves"][m], title=f"weighted {m}: expected 95% interval width")
+                for m in report.METRICS
+            }
+    return {
+        "plan": plan,
+        "plan_error": plan_error,
+        "plan_human": human,
+        "plan_humans": humans,
+        "plan_llm": llm,
+        "plan_llms": llms,
+        "plan_campaign": campaign,
+        "plots": plots,
+    }
 
 
 @organizer_required
@@ -57,7 +94,12 @@ def samples(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "humanbudget/sample_list.html",
-        {"samples": budget_selectors.budget_sample_list(campaign=campaign), "campaign": campaign, "form": form},
+        {
+            "samples": budget_selectors.budget_sample_list(campaign=campaign),
+            "campaign": campaign,
+            "form": form,
+            **_plan(request, campaign=campaign),
+        },
     )
 
 
@@ -66,21 +108,6 @@ def samples(request: HttpRequest) -> HttpResponse:
 def sample(request: HttpRequest, sample_id: int) -> HttpResponse:
     sample = _sample_or_404(sample_id)
     estimates = report.budget_estimates(sample=sample)
-    humans = budget_selectors.plan_label_sets(
-        [s for s in label_sets_available() if s.judge_kind == JudgeKind.HUMAN and s.condition == Condition.FROM_SCRATCH]
-    )
-    human = request.GET.get("plan_human") or (humans[0] if humans else "")
-    plan, plan_error, plots = None, "", {}
-    if human:
-        try:
-            plan = report.budget_plan(llm=sample.llm, human=human, scope=scope_for(campaign=sample.campaign, depth=1))
-        except (LabelSetError, ValueError) as error:
-            plan_error = str(error)
-        else:
-            plots = {
-                m: width_curve(plan["curves"][m], title=f"weighted {m}: expected 95% interval width")
-                for m in report.METRICS
-            }
     return render(
         request,
         "humanbudget/sample.html",
@@ -93,11 +120,7 @@ def sample(request: HttpRequest, sample_id: int) -> HttpResponse:
             "assignments": assignments_with_progress(
                 sample.assignments.select_related("assessor", "topic").order_by("assessor__username", "order")
             ),
-            "plan": plan,
-            "plan_error": plan_error,
-            "plan_human": human,
-            "plan_humans": humans,
-            "plots": plots,
+            **_plan(request, campaign=sample.campaign, llm=sample.llm),
         },
     )
 

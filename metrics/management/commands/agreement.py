@@ -64,7 +64,12 @@ class Command(BaseCommand):
         for metric in ("precision", "recall"):
             ci = report["tau_ci"][metric]
             ci_text = f"  95% CI [{_num(ci[0])}, {_num(ci[1])}]" if ci else ""
-            w(f"Kendall tau-b of run {metric} ({len(report['topics'])} topics): {_num(report['tau'][metric])}{ci_text}")
+            w(
+                f"Kendall tau-b of run {metric} ({len(report['topics'])} topics, "
+                f"{report['coverage']['runs_used']} of {report['coverage']['runs_total']} runs): "
+                f"{_num(report['tau'][metric])}{ci_text}"
+            )
+        w(report["coverage"]["note"])
         w(report["intervals"]["note"])
         for name, sc in report["self_consistency"].items():
             w(

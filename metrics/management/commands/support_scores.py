@@ -56,16 +56,23 @@ class Command(BaseCommand):
                 else ""
             )
         )
+        self.stdout.write(report.coverage["note"])
         width = max([len(r.run_id) for r in report.rows] + [6])
         self.stdout.write(
             f"{'run_id':<{width}}  {'group':<14} {'task':<4} {'labels':<14} {'w.prec':>7} {'95% CI':>15} "
-            f"{'w.recall':>8} {'95% CI':>15} {'#sent':>6} {'topics':>6}"
+            f"{'w.recall':>8} {'95% CI':>15} {'#sent':>6} {'topics':>6}  coverage"
         )
         for r in report.rows:
+            if not r.coverage.any:
+                self.stdout.write(
+                    f"{r.run_id:<{width}}  {r.group[:14]:<14} {r.task:<4} {r.judge[:14]:<14} {'':>7} {'':>15} "
+                    f"{'':>8} {'':>15} {r.mean_sentences:6.2f} {r.topics:6d}  {r.coverage.words}"
+                )
+                continue
             self.stdout.write(
                 f"{r.run_id:<{width}}  {r.group[:14]:<14} {r.task:<4} {r.judge[:14]:<14} {r.weighted_precision:7.3f} "
                 f"{_ci(r.precision_low, r.precision_high):>15} {r.weighted_recall:8.3f} "
-                f"{_ci(r.recall_low, r.recall_high):>15} {r.mean_sentences:6.2f} {r.topics:6d}"
+                f"{_ci(r.recall_low, r.recall_high):>15} {r.mean_sentences:6.2f} {r.topics:6d}  {r.coverage.words}"
             )
 
     def _per_topic(self, report: TopicScoresReport, options: dict[str, Any]) -> None:
