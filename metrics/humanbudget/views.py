@@ -10,9 +10,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from assess.auth import organizer_required
 from judging.labels import LabelSetError, label_sets_available
-from judging.models import Campaign, Condition, JudgeKind
+from judging.models import Condition, JudgeKind
 from judging.queue import assignments_with_progress
 from judging.scope import scope_for
+from metrics.campaign_choice import page_campaign
 from metrics.humanbudget import report
 from metrics.humanbudget import selectors as budget_selectors
 from metrics.humanbudget import services as budget_services
@@ -32,7 +33,7 @@ def _sample_or_404(sample_id: int) -> BudgetSample:
 @require_http_methods(["GET", "POST"])
 def samples(request: HttpRequest) -> HttpResponse:
     """The budget samples (of one campaign with ?campaign=NAME) and the form that draws a new one."""
-    campaign = Campaign.objects.filter(name=request.GET.get("campaign", "")).first()
+    campaign = page_campaign(request)
     form = DrawForm(request.POST or None, initial={"campaign": campaign} if campaign else None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
