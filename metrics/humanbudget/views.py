@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from assess.auth import organizer_required
-from judging.labels import LabelSetError, label_sets_available
+from judging.labels import LabelSetError, label_set_choices, label_sets_available
 from judging.models import Condition, JudgeKind
 from judging.queue import assignments_with_progress
 from judging.scope import scope_for
@@ -67,10 +67,13 @@ def samples(request: HttpRequest) -> HttpResponse:
 def sample(request: HttpRequest, sample_id: int) -> HttpResponse:
     sample = _sample_or_404(sample_id)
     estimates = report.budget_estimates(sample=sample)
-    humans = budget_selectors.plan_label_sets(
-        [s for s in label_sets_available() if s.judge_kind == JudgeKind.HUMAN and s.condition == Condition.FROM_SCRATCH]
-    )
-    human = request.GET.get("plan_human") or (humans[0] if humans else "")
+    available_humans = [
+        s for s in label_sets_available() if s.judge_kind == JudgeKind.HUMAN and s.condition == Condition.FROM_SCRATCH
+    ]
+    humans = budget_selectors.plan_label_sets(available_humans)
+    picker = dict(label_set_choices(available_humans))
+    plan_choices = [(spec, picker[spec]) for spec in humans if spec in picker]
+    human = request.GET.get("plan_human") or (plan_choices[0][0] if plan_choices else "")
     plan, plan_error, plots = None, "", {}
     if human:
         try:
@@ -97,7 +100,7 @@ def sample(request: HttpRequest, sample_id: int) -> HttpResponse:
             "plan": plan,
             "plan_error": plan_error,
             "plan_human": human,
-            "plan_humans": humans,
+            "plan_humans": plan_choices,
             "plots": plots,
         },
     )
