@@ -13,6 +13,7 @@ from django_htmx.middleware import HtmxDetails
 
 from assess import selectors
 from assess.auth import organizer_required
+from assess.downloads import attachment
 from assess.forms import CorpusFillForm, UploadForm
 from assess.import_jobs import import_job_create, import_job_resume
 from assess.importers.jobs import ImportJobInvalid, import_job_progress, import_job_stalled
@@ -147,5 +148,5 @@ def missing_ids(request: HttpRequest) -> StreamingHttpResponse:
             yield passage_id + "\n"
 
     response = StreamingHttpResponse(lines(), content_type="text/plain; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="ids.txt"'
+    attachment(response, what="passages-without-text-ids", ext="txt")
     return response

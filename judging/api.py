@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import BasePermission, IsAdminUser, IsAuthenticated
@@ -30,6 +30,15 @@ from judging.exchange.schema import SECONDS_LIMIT
 from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Label, Pair
 
 # --- campaigns ------------------------------------------------------------------------------------
+
+
+class ConditionProgressSerializer(serializers.Serializer):
+    condition = serializers.ChoiceField(choices=Condition.choices)
+    done = serializers.IntegerField(help_text="pairs the condition's assignments judged")
+    total = serializers.IntegerField(help_text="pairs the condition's assignments hold")
+    percent = serializers.FloatField(
+        allow_null=True, help_text="done of total, rounded down to 0.1; null when there is nothing to do"
+    )
 
 
 class CampaignOutputSerializer(serializers.ModelSerializer):
@@ -57,6 +66,20 @@ class CampaignOutputSerializer(serializers.ModelSerializer):
             "built_at",
             "build_summary",
             "created_at",
+            "progress",
+        ]
+
+    progress = serializers.SerializerMethodField(
+        help_text="per condition, never added together: from scratch, post-edit, and adjudication where assigned"
+    )
+
+    @extend_schema_field(ConditionProgressSerializer(many=True))
+    def get_progress(self, campaign: Campaign) -> list[dict[str, Any]]:
+        known: dict[int, selectors.CampaignProgress] = self.context.get("progress") or {}
+        progress = known.get(campaign.pk) or selectors.campaign_progress(campaign=campaign)
+        return [
+            {"condition": c.condition, "done": c.share.done, "total": c.share.total, "percent": c.share.percent}
+            for c in progress.conditions
         ]
 
 
@@ -117,6 +140,18 @@ class CampaignViewSet(
     permission_classes = [IsAdminUser]
     serializer_class = CampaignOutputSerializer
     queryset = Campaign.objects.select_related("post_edit_judge").prefetch_related("runs", "topics")
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        # The progress of every campaign of the page in two queries, not two per campaign.
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        campaigns = list(page if page is not None else queryset)
+        context = {
+            **self.get_serializer_context(),
+            "progress": selectors.campaigns_progress(campaign_ids=[c.pk for c in campaigns]),
+        }
+        data = CampaignOutputSerializer(campaigns, many=True, context=context).data
+        return self.get_paginated_response(data) if page is not None else Response(data)
 
     @extend_schema(request=CampaignInputSerializer, responses={201: CampaignOutputSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:

@@ -204,6 +204,31 @@ def label_sets_available(*, campaign: Campaign | None = None) -> list[LabelSet]:
     return found
 
 
+def label_set_picker_name(label_set: LabelSet) -> str:
+    """How a picker names a set, in words (never its spec): a one-assessor campaign set by its assessor."""
+    if label_set.kind == LabelSetKind.CAMPAIGN and len(label_set.judge_ids) == 1:
+        condition = dict(Condition.choices).get(label_set.condition, "no condition").lower()
+        name = Judge.objects.filter(pk=label_set.judge_ids[0]).values_list("name", flat=True).first()
+        return f"campaign {label_set.name}, {condition}: {name}"
+    return label_set.title
+
+
+def label_set_choices(sets: list[LabelSet] | None = None) -> list[tuple[str, str]]:
+    """The one home of a label-set picker's entries, (spec, name in words), one per distinct set: a one-judge
+    set whose every label was made in one campaign, where its judge is the campaign's only assessor in that
+    condition, holds the same labels as the campaign's set, and is listed once, as the campaign's."""
+    sets = label_sets_available() if sets is None else sets
+    same: set[str] = set()
+    for c in sets:
+        if c.kind != LabelSetKind.CAMPAIGN or len(c.judge_ids) != 1:
+            continue
+        for j in sets:
+            twin = j.kind == LabelSetKind.JUDGE and j.judge_ids == c.judge_ids and j.condition == c.condition
+            if twin and j.judgments().count() == c.judgments().count():
+                same.add(j.spec)
+    return [(s.spec, label_set_picker_name(s)) for s in sets if s.spec not in same]
+
+
 # --- the rule ----------------------------------------------------------------------------------------
 
 

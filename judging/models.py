@@ -235,6 +235,18 @@ class GuidelinesReading(models.Model):
         return f"{self.assessor} read the guidelines of campaign {self.campaign_id}"
 
 
+class CampaignChoice(models.Model):
+    """The campaign an organizer chose last on the pages that show one (metrics, studies, budget), kept per
+    user across logins, so a page never moves by itself to a newer campaign. No campaign: everything loaded."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="campaign_choice")
+    campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    chosen_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} last chose {self.campaign or 'everything loaded'}"
+
+
 class NistKeys(models.TextChoices):
     """The two spellings of NIST's support files (DESIGN §7), and what `citationId` means in each."""
 

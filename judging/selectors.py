@@ -6,6 +6,7 @@ Blindness (DESIGN §3): nothing here returns another person's label to an assess
 from __future__ import annotations
 
 import functools
+import math
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -37,7 +38,15 @@ from assess.importers.fields import group_of_run_id
 from assess.models import Run, Topic
 from assess.sql import columns, fields_of, from_row
 from judging.guidelines import guidelines_version
-from judging.models import Assignment, Campaign, CampaignPair, GuidelinesReading, Judgment
+from judging.models import (
+    Assignment,
+    Campaign,
+    CampaignChoice,
+    CampaignPair,
+    Condition,
+    GuidelinesReading,
+    Judgment,
+)
 from judging.queue import LABEL_NAMES, assignments_with_progress
 
 
@@ -200,6 +209,82 @@ def campaign_list() -> QuerySet[Campaign]:
     return qs.annotate(percent_done=Case(When(n_pairs=0, then=None), default=share, output_field=FloatField()))
 
 
+@dataclass(frozen=True)
+class Share:
+    """Pairs done of pairs to do. `percent` is rounded down to 0.1 (an unfinished share never reads 100%) and
+    None when there is nothing to do: an empty campaign or an unassigned condition is "—", not 0% or 100%."""
+
+    done: int
+    total: int
+
+    @property
+    def percent(self) -> float | None:
+        return math.floor(1000 * self.done / self.total) / 10 if self.total else None
+
+    @property
+    def text(self) -> str:
+        return "—" if self.percent is None else f"{self.percent:.1f}%"
+
+
+@dataclass(frozen=True)
+class ConditionProgress:
+    condition: str
+    name: str  # "From scratch"
+    share: Share
+
+
+@dataclass(frozen=True)
+class CampaignProgress:
+    """A campaign's progress, per condition and never added across conditions: from scratch and post-edit
+    always (a condition nobody was given is "—"), adjudication where it has assignments."""
+
+    pairs: int
+    conditions: tuple[ConditionProgress, ...]
+
+    def of(self, condition: str) -> Share | None:
+        return next((c.share for c in self.conditions if c.condition == condition), None)
+
+
+def campaigns_progress(*, campaign_ids: Iterable[int]) -> dict[int, CampaignProgress]:
+    """The one home of a campaign's progress (list, campaign page, API), in two queries for any number of
+    campaigns. Per condition: the pairs its assignments have judged ("cannot judge" included, the queue's
+    notion of done) of the pairs they hold (a topic's pool, or a study's sample), summed over the condition's
+    assignments. A campaign without pairs has nothing to do: every condition is "—"."""
+    ids = list(campaign_ids)
+    pairs = dict(
+        CampaignPair.objects.filter(campaign_id__in=ids)
+        .order_by()
+        .values("campaign_id")
+        .annotate(n=Count("pk"))
+        .values_list("campaign_id", "n")
+    )
+    sums: dict[tuple[int, str], list[int]] = {}
+    rows = assignments_with_progress(Assignment.objects.filter(campaign_id__in=ids))
+    for campaign_id, condition, done, total in rows.values_list(  # type: ignore[misc]  # annotated above
+        "campaign_id", "condition", "done", "total"
+    ):
+        entry = sums.setdefault((campaign_id, condition), [0, 0])
+        entry[0] += done
+        entry[1] += total
+    names = dict(Condition.choices)
+    result = {}
+    for campaign_id in ids:
+        n_pairs = pairs.get(campaign_id, 0)
+        shown = [Condition.FROM_SCRATCH, Condition.POST_EDIT]
+        if (campaign_id, Condition.ADJUDICATION) in sums:
+            shown.append(Condition.ADJUDICATION)
+        conditions = []
+        for condition in shown:
+            done, total = sums.get((campaign_id, condition), (0, 0)) if n_pairs else (0, 0)
+            conditions.append(ConditionProgress(condition, names[condition], Share(done, total)))
+        result[campaign_id] = CampaignProgress(pairs=n_pairs, conditions=tuple(conditions))
+    return result
+
+
+def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
+    return campaigns_progress(campaign_ids=[campaign.pk])[campaign.pk]
+
+
 def campaign_get(*, campaign_id: int) -> Campaign | None:
     return Campaign.objects.select_related("post_edit_judge").filter(pk=campaign_id).first()
 
@@ -289,3 +374,16 @@ def flag_state(judgment: Judgment) -> FlagState:
     if hasattr(judgment, "flag_review"):
         return FlagState.RESOLVED
     return FlagState.WITHDRAWN if getattr(judgment, "withdrawn", False) else FlagState.OPEN
+
+
+class NoChoice:
+    """The organizer has not chosen a campaign yet (unlike choosing everything loaded, which is None)."""
+
+
+NO_CHOICE = NoChoice()
+
+
+def campaign_choice_last(*, user: AbstractBaseUser) -> Campaign | NoChoice | None:
+    """The campaign `user` chose last (None: everything loaded), or NO_CHOICE when they never chose."""
+    row = CampaignChoice.objects.select_related("campaign").filter(user_id=user.pk).first()
+    return NO_CHOICE if row is None else row.campaign

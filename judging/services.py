@@ -21,6 +21,7 @@ from judging.models import (
     Assignment,
     AssignmentStatus,
     Campaign,
+    CampaignChoice,
     CampaignPair,
     Condition,
     FlagReview,
@@ -513,3 +514,8 @@ def flag_resolve(*, judgment: Judgment, resolved_by: User, note: str = "") -> Fl
         judgment=judgment, defaults={"resolved_by": resolved_by, "note": note.strip()}
     )
     return review
+
+
+def campaign_choice_remember(*, user: User, campaign: Campaign | None) -> None:
+    """Keep `campaign` (None: everything loaded) as the one `user`'s pages show until they choose another."""
+    CampaignChoice.objects.update_or_create(user=user, defaults={"campaign": campaign})

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.middleware import HtmxDetails
 
 from assess.auth import organizer_required
+from assess.downloads import attachment
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation, blindness_violations
 from judging.csvsafe import csv_safe_cell
@@ -241,7 +242,10 @@ def campaigns(request: HttpRequest) -> HttpResponse:
         )
         _build(request, campaign, allow_missing_text=data["allow_missing_text"])
         return redirect("judging:campaign", campaign_id=campaign.pk)
-    return render(request, "judging/campaigns.html", {"campaigns": selectors.campaign_list(), "form": form})
+    campaigns = list(selectors.campaign_list())
+    progress = selectors.campaigns_progress(campaign_ids=[c.pk for c in campaigns])
+    rows = [(c, progress[c.pk]) for c in campaigns]
+    return render(request, "judging/campaigns.html", {"campaigns": rows, "form": form})
 
 
 def _build(request: HttpRequest, campaign: Campaign, *, allow_missing_text: bool) -> None:
@@ -274,6 +278,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
         {
             "campaign": campaign,
             "assignments": selectors.campaign_assignments(campaign=campaign),
+            "progress": selectors.campaign_progress(campaign=campaign),
             "violations": blindness_violations(campaign=campaign),
             "figures": selectors.campaign_figures(campaign=campaign),
             "assign_form": AssignForm(
@@ -462,7 +467,7 @@ def campaign_flags_csv(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Every flag of the campaign (open, resolved and withdrawn), one row each, safe to open in a spreadsheet."""
     campaign = _campaign_or_404(campaign_id)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="flags-campaign-{campaign.pk}.csv"'
+    attachment(response, what="flags", ext="csv", campaign=campaign.name)
     writer = csv.writer(response)
     writer.writerow(FLAG_COLUMNS)
     for j in selectors.campaign_flags(campaign=campaign).iterator(chunk_size=500):

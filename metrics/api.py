@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 
 from assess.columns import SEED_MAX
 from assess.selectors import topics_unknown
+from assess.downloads import attachment
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.qrels import QRELS_LEVEL_HELP, QrelsLevel
 from judging.exchange.selectors import NistKeyChoice
@@ -312,7 +313,7 @@ class ScoresApi(APIView):
         if data["fmt"] == "csv":
             buffer = io.StringIO()
             scores_csv(buffer, [report], intervals=data["resamples"] > 0)
-            return HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+            return _csv_download(buffer, data, what="scores", label_sets=[data["labels"].spec])
         # The relevance filter narrows the citations every figure is computed over: named beside the unit.
         return Response({**report.as_dict(), "relevance": data.get("relevance") or None})
 
@@ -324,8 +325,13 @@ class ScoresApi(APIView):
         if data["fmt"] == "csv":
             buffer = io.StringIO()
             topic_scores_csv(buffer, [report])
-            return HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+            return _csv_download(buffer, data, what="topic-scores", label_sets=[data["labels"].spec])
         return Response(report.as_dict())
+
+
+def _csv_download(buffer: io.StringIO, data: dict[str, Any], *, what: str, label_sets: list[str]) -> HttpResponse:
+    response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+    return attachment(response, what=what, ext="csv", campaign=data.get("campaign") or "", label_sets=label_sets)
 
 
 class StatsApi(APIView):
@@ -426,7 +432,10 @@ class JudgmentsExportApi(APIView):
             )
         except ValueError as exc:
             return _bad_request(exc)
-        content_type = {ExportFormat.CSV: "text/csv", ExportFormat.QRELS: "text/plain"}.get(
-            data["fmt"], "application/x-ndjson"
+        content_type, ext = {ExportFormat.CSV: ("text/csv", "csv"), ExportFormat.QRELS: ("text/plain", "txt")}.get(
+            data["fmt"], ("application/x-ndjson", "jsonl")
         )
-        return HttpResponse(buffer.getvalue(), content_type=f"{content_type}; charset=utf-8")
+        response = HttpResponse(buffer.getvalue(), content_type=f"{content_type}; charset=utf-8")
+        what = f"qrels-{data['level']}" if data["fmt"] == ExportFormat.QRELS else f"judgments-{data['fmt']}"
+        specs = [s.spec for s in data.get("labels") or []]
+        return attachment(response, what=what, ext=ext, campaign=data.get("campaign") or "", label_sets=specs)

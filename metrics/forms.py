@@ -5,14 +5,17 @@ from typing import Any
 from django import forms
 
 from assess.models import Relevance
-from judging.labels import LabelSetError, label_set_get, label_sets_available
+from judging.labels import LabelSetError, label_set_choices, label_set_get, label_set_picker_name
 from judging.models import Campaign
 from judging.scope import MAX_DEPTH
 
 
-def label_set_choices() -> list[tuple[str, str]]:
-    """Every label set that has labels, by its spec, titled."""
-    return [(s.spec, s.title) for s in label_sets_available()]
+def _named(spec: str) -> tuple[str, str]:
+    """A chosen set the picker does not list (a duplicate it lists once, or one without labels), by its name."""
+    try:
+        return spec, label_set_picker_name(label_set_get(spec))
+    except LabelSetError:
+        return spec, spec
 
 
 class MetricsFilterForm(forms.Form):
@@ -45,7 +48,7 @@ class MetricsFilterForm(forms.Form):
         sets = [("", "default"), *label_set_choices()]
         for name in ("a", "b"):
             chosen = self.data.get(name) if self.is_bound else None
-            known = sets if not chosen or any(spec == chosen for spec, _ in sets) else [*sets, (chosen, chosen)]
+            known = sets if not chosen or any(spec == chosen for spec, _ in sets) else [*sets, _named(chosen)]
             self.fields[name].widget = forms.Select(choices=known)
 
     def _label_set(self, name: str) -> str:

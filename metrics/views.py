@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET
 
 from assess.auth import organizer_required
 from assess.selectors import topics_unknown
+from assess.downloads import attachment
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.forms import JudgmentUploadForm
 from judging.exchange.qrels import QrelsLevel
@@ -25,6 +26,7 @@ from judging.labels import LabelSet, LabelSetKind, label_set_describe, label_set
 from judging.models import Campaign, Condition, JudgeKind
 from judging.scope import EVERY_CITATION, Scope, relevance_filter_parse, scope_for
 from metrics import plots
+from metrics.campaign_choice import campaign_remember, query_with_last_campaign
 from metrics.exports import agreement_json, scores_csv, topic_scores_csv
 from metrics.figure_data import FIGURES, figure_make, file_stem
 from metrics.figures import FORMATS, figure_bytes
@@ -71,6 +73,7 @@ class Choice:
     b: str
     depth: int | None
     default: str = ""  # why these sets, when the organizer did not choose them
+    remembered: bool = False  # the campaign is the one the organizer chose last (the address named none)
     relevance: str = ""  # SOURCE:MIN, or "" for every passage
 
     def scope(self) -> Scope:
@@ -97,10 +100,13 @@ class Choice:
         return urlencode({k: v for k, v in values.items() if v not in ("", None)})
 
 
-def _default_sets(campaign_name: str) -> tuple[str, str, str, str]:
+def _default_sets(campaign_name: str, *, everything_chosen: bool = False) -> tuple[str, str, str, str]:
     """(campaign, a, b, why): a campaign's from-scratch assessors against its LLM judge, the newest campaign
-    that has both when none is chosen; else the first human and the first LLM one-judge sets."""
+    that has both when none is chosen (not when the organizer chose everything loaded); else the first human
+    and the first LLM one-judge sets."""
     campaigns = Campaign.objects.select_related("post_edit_judge")
+    if everything_chosen:
+        campaigns = campaigns.none()
     chosen = [c for c in campaigns if c.name == campaign_name] if campaign_name else list(campaigns)
     sets = label_sets_available()
     llm = [s.spec for s in sets if s.kind == LabelSetKind.JUDGE and s.judge_kind == JudgeKind.LLM]
@@ -135,24 +141,38 @@ def _refused(message: str) -> HttpResponse:
     return HttpResponse(message, status=400, content_type="text/plain")
 
 
-def _download(buffer: io.StringIO, content_type: str, filename: str) -> HttpResponse:
+def _download(
+    buffer: io.StringIO, content_type: str, *, choice: Choice, sets: list[LabelSet], what: str, ext: str
+) -> HttpResponse:
+    """The export as a file named for its campaign, label sets, content and day (`assess.downloads`)."""
     response = HttpResponse(buffer.getvalue(), content_type=f"{content_type}; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return attachment(response, what=what, ext=ext, campaign=choice.campaign, label_sets=[s.spec for s in sets])
 
 
-def _choice(request: HttpRequest) -> tuple[Choice, MetricsFilterForm]:
-    form = MetricsFilterForm(request.GET or None)
+def _choice(request: HttpRequest, *, remember: bool = False) -> tuple[Choice, MetricsFilterForm]:
+    """What the page shows. With `remember` (the dashboard), an address without a campaign shows the one the
+    organizer chose last, and the campaign shown is kept as their choice (`metrics.campaign_choice`)."""
+    query, remembered = query_with_last_campaign(request) if remember else (request.GET, False)
+    form = MetricsFilterForm(query or None)
     data = form.cleaned_data if form.is_valid() else {}
 
     campaign = data.get("campaign") or ""
     a, b, why = data.get("a") or "", data.get("b") or "", ""
     if not a or not b:
-        campaign, default_a, default_b, why = _default_sets(campaign)
+        everything_chosen = remember and not campaign and "campaign" in query
+        campaign, default_a, default_b, why = _default_sets(campaign, everything_chosen=everything_chosen)
         a, b = a or default_a, b or default_b
+    if remember and not _problem(form):
+        campaign_remember(request, campaign)
     return (
         Choice(
-            campaign=campaign, a=a, b=b, depth=data.get("depth"), default=why, relevance=data.get("relevance") or ""
+            campaign=campaign,
+            a=a,
+            b=b,
+            depth=data.get("depth"),
+            default=why,
+            relevance=data.get("relevance") or "",
+            remembered=remembered,
         ),
         form,
     )
@@ -209,7 +229,7 @@ def _table_3(scope: Scope, set_a: LabelSet, set_b: LabelSet) -> dict[str, Any]:
 @require_GET
 @organizer_required
 def dashboard(request: HttpRequest) -> HttpResponse:
-    choice, form = _choice(request)
+    choice, form = _choice(request, remember=True)
     context: dict[str, Any] = {"form": form, "choice": choice, "upload_form": JudgmentUploadForm()}
     if _problem(form):
         return render(request, "metrics/dashboard.html", {**context, "problem": _problem(form)}, status=400)
@@ -394,7 +414,7 @@ def export_judgments(request: HttpRequest, fmt: str) -> HttpResponse:
         ExportFormat.QRELS: ("txt", "text/plain"),
     }.get(fmt, ("jsonl", "application/x-ndjson"))
     name = f"qrels-{level}" if fmt == ExportFormat.QRELS else f"judgments-{fmt}"
-    return _download(buffer, content_type, f"{name}.{extension}")
+    return _download(buffer, content_type, choice=choice, sets=sets, what=name, ext=extension)
 
 
 @require_GET
@@ -411,7 +431,7 @@ def export_scores(request: HttpRequest) -> HttpResponse:
         return _refused(str(exc))
     buffer = io.StringIO()
     scores_csv(buffer, reports if choice.a != choice.b else reports[:1], intervals=True)
-    return _download(buffer, "text/csv", "scores.csv")
+    return _download(buffer, "text/csv", choice=choice, sets=[set_a, set_b], what="scores", ext="csv")
 
 
 @require_GET
@@ -430,7 +450,7 @@ def export_topic_scores(request: HttpRequest) -> HttpResponse:
         return _refused(str(exc))
     buffer = io.StringIO()
     topic_scores_csv(buffer, reports)
-    return _download(buffer, "text/csv", "topic-scores.csv")
+    return _download(buffer, "text/csv", choice=choice, sets=unique, what="topic-scores", ext="csv")
 
 
 @require_GET
@@ -446,7 +466,7 @@ def export_agreement(request: HttpRequest) -> HttpResponse:
         return _refused(str(exc))
     buffer = io.StringIO()
     agreement_json(buffer, report)
-    return _download(buffer, "application/json", "agreement.json")
+    return _download(buffer, "application/json", choice=choice, sets=[set_a, set_b], what="agreement", ext="json")
 
 
 STUDIES_LINKED = 3  # the newest studies of the scope offered for Figure 4
@@ -503,5 +523,6 @@ def paper_figure(request: HttpRequest, name: str, fmt: str) -> HttpResponse:
     except ValueError as exc:  # FigureUnavailable among them
         return _refused(str(exc))
     response = HttpResponse(figure_bytes(figure, fmt), content_type=FORMATS[fmt])
-    response["Content-Disposition"] = f'attachment; filename="{file_stem(name)}.{fmt}"'
-    return response
+    return attachment(
+        response, what=file_stem(name), ext=fmt, campaign=choice.campaign, label_sets=[set_a.spec, set_b.spec]
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods
 
 from assess.auth import organizer_required
 from judging.exchange.forms import JudgmentUploadForm
@@ -14,9 +14,13 @@ from judging.exchange.services import judgments_import_uploads
 RESULT_TEMPLATE = "judging/exchange/upload_result.html"
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @organizer_required
 def upload(request: HttpRequest) -> HttpResponse:
+    """POST imports (a success redirects to the dashboard); GET is the form alone, so reloading or reopening
+    the address of a rejected import shows the form again rather than a 405."""
+    if request.method == "GET":
+        return render(request, RESULT_TEMPLATE, {"form": JudgmentUploadForm(), "report": None})
     form = JudgmentUploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return render(request, RESULT_TEMPLATE, {"form": form, "report": None}, status=400)

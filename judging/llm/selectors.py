@@ -140,10 +140,11 @@ def prelabel_progress(job: PrelabelJob) -> Progress:
         eta_seconds=None,
         status=job.status,
     )
-    if job.status == PrelabelStatus.RUNNING and job.started_at and calls_last_minute and progress.remaining:
-        # The calls of the last minute, over the part of that minute the job has run: its pace now.
-        seconds = min(60.0, max(1.0, (timezone.now() - job.started_at).total_seconds()))
-        return replace(progress, eta_seconds=progress.remaining * seconds / calls_last_minute)
+    if job.status == PrelabelStatus.RUNNING and job.started_at and progress.done and progress.remaining:
+        # The measured pace in pairs settled (labelled or an error) since the job started, not in HTTP calls:
+        # a call retried after a 429 or a timeout is several calls for one pair, and its waits count too.
+        seconds = max(1.0, (timezone.now() - job.started_at).total_seconds())
+        return replace(progress, eta_seconds=progress.remaining * seconds / progress.done)
     return progress
 
 

@@ -8,6 +8,7 @@ from judging.llm import views
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("organize/llm-judges/", views.judges, name="llm_judges"),
+    path("organize/llm-prompts/<str:version>/", views.prompt, name="llm_prompt"),
     path("organize/campaigns/<int:campaign_id>/prelabel/", views.prelabel, name="llm_prelabel"),
     path("organize/campaigns/<int:campaign_id>/prelabel/jobs/", views.prelabel_jobs, name="llm_prelabel_jobs"),
     path("organize/llm-judges/<int:judge_id>/check/", views.judge_connection_check, name="llm_judge_check"),

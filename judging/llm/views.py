@@ -8,7 +8,7 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.models import User
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -18,7 +18,7 @@ from assess.auth import organizer_required
 from judging.llm import jobs, services
 from judging.llm.connection import ConnectionCheck, connection_check
 from judging.llm.models import PrelabelJob, PrelabelMode, Provider
-from judging.llm.prompt import CURRENT_VERSION, PROMPTS
+from judging.llm.prompt import CURRENT_VERSION, PROMPTS, UnknownPromptVersion, prompt_text
 from judging.llm.selectors import (
     campaign_jobs,
     campaigns_recent,
@@ -66,6 +66,18 @@ def judges(request: HttpRequest) -> HttpResponse:
             return redirect("judging:llm_judges")
     context = {"judges": llm_judges(), "form": form, "campaigns": campaigns_recent()}
     return render(request, "llm/judges.html", context)
+
+
+@organizer_required
+@require_GET
+def prompt(request: HttpRequest, version: str) -> HttpResponse:
+    """The prompt a pre-labelling job sends, as it is sent (organizers only: assessors never see it)."""
+    try:
+        text = prompt_text(version)
+    except UnknownPromptVersion as error:
+        raise Http404(str(error)) from None
+    judges = [j for j in llm_judges() if hasattr(j, "llm") and j.llm.prompt_version == version]
+    return render(request, "llm/prompt.html", {"version": version, "text": text, "judges": judges})
 
 
 def _judge_rows(campaign: Campaign) -> list[dict[str, Any]]:

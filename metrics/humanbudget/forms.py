@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth.models import User
 
-from judging.labels import label_sets_available
+from judging.labels import label_set_choices, label_sets_available
 from judging.models import Campaign, JudgeKind
 from metrics.budget import Design
 from metrics.humanbudget.models import SampleDesign
@@ -29,7 +29,7 @@ class DrawForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        llms = [(s.spec, s.title) for s in label_sets_available() if s.judge_kind == JudgeKind.LLM]
+        llms = label_set_choices([s for s in label_sets_available() if s.judge_kind == JudgeKind.LLM])
         self.fields["llm"].choices = llms  # type: ignore[attr-defined]
         self.fields["second_llm"].choices = [("", "none"), *llms]  # type: ignore[attr-defined]
 

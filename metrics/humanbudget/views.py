@@ -11,10 +11,11 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from assess.auth import organizer_required
-from judging.labels import LabelSetError, label_sets_available
-from judging.models import Campaign, Condition, JudgeKind
+from judging.labels import LabelSetError, label_set_choices, label_sets_available
+from judging.models import Condition, JudgeKind
 from judging.queue import assignments_with_progress
 from judging.scope import scope_for
+from metrics.campaign_choice import page_campaign
 from metrics.humanbudget import report
 from metrics.humanbudget import selectors as budget_selectors
 from metrics.humanbudget import services as budget_services
@@ -34,12 +35,17 @@ def _plan(request: HttpRequest, *, campaign: Campaign | None, llm: str = "") -> 
     """The planning curve's context: from the human from-scratch labels already made (`plan_human`, else the
     set with the most) beside an LLM's (`plan_llm`, else the sample's, else the first LLM set), in the campaign's
     first citations (everything loaded when none is chosen). Shown before any draw, and on every sample."""
-    humans = budget_selectors.plan_label_sets(
-        [s for s in label_sets_available() if s.judge_kind == JudgeKind.HUMAN and s.condition == Condition.FROM_SCRATCH]
-    )
-    llms = [s.spec for s in label_sets_available() if s.judge_kind == JudgeKind.LLM]
-    human = request.GET.get("plan_human") or (humans[0] if humans else "")
-    llm = request.GET.get("plan_llm") or llm or (llms[0] if llms else "")
+    available = label_sets_available()
+    available_humans = [
+        s for s in available if s.judge_kind == JudgeKind.HUMAN and s.condition == Condition.FROM_SCRATCH
+    ]
+    human_names = dict(label_set_choices(available_humans))
+    humans = [
+        (spec, human_names[spec]) for spec in budget_selectors.plan_label_sets(available_humans) if spec in human_names
+    ]
+    llms = label_set_choices([s for s in available if s.judge_kind == JudgeKind.LLM])
+    human = request.GET.get("plan_human") or (humans[0][0] if humans else "")
+    llm = request.GET.get("plan_llm") or llm or (llms[0][0] if llms else "")
     plan, plan_error, plots = None, "", {}
     if human and llm:
         try:
@@ -69,7 +75,7 @@ def _plan(request: HttpRequest, *, campaign: Campaign | None, llm: str = "") -> 
 @require_http_methods(["GET", "POST"])
 def samples(request: HttpRequest) -> HttpResponse:
     """The budget samples (of one campaign with ?campaign=NAME) and the form that draws a new one."""
-    campaign = Campaign.objects.filter(name=request.GET.get("campaign", "")).first()
+    campaign = page_campaign(request)
     form = DrawForm(request.POST or None, initial={"campaign": campaign} if campaign else None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data

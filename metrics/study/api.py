@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assess.columns import column_bounds
+from assess.downloads import attachment
 from judging.labels import SPEC_HELP
 from judging.models import Campaign, Judge, JudgeKind
 from metrics.study import jobs as study_jobs
@@ -169,7 +170,13 @@ class StudyReportApi(APIView):
         table = study_selectors.study_table(study=study)
         if request.query_params.get("fmt") == "csv":
             response = HttpResponse(report.study_csv(table), content_type="text/csv")
-            response["Content-Disposition"] = f'attachment; filename="study-{study.pk}.csv"'
+            attachment(
+                response,
+                what=f"study-{study.pk}",
+                ext="csv",
+                campaign=study.campaign.name,
+                label_sets=[study.a, study.b],
+            )
             return response
         body = report.study_report(table)
         body["pairs"] = [row.__dict__ for row in table.rows]

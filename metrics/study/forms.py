@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth.models import User
 
-from judging.labels import label_sets_available
+from judging.labels import label_set_choices, label_sets_available
 from judging.models import Campaign, Condition, Judge, JudgeKind
 from metrics.study.services import DEFAULT_PER_TOPIC
 
@@ -22,7 +22,7 @@ class StudyForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         sets = label_sets_available()
-        choices = [(s.spec, s.title) for s in sets]
+        choices = label_set_choices(sets)
         self.fields["a"].choices = choices  # type: ignore[attr-defined]
         self.fields["b"].choices = choices  # type: ignore[attr-defined]
         humans = [s.spec for s in sets if s.judge_kind == JudgeKind.HUMAN and s.condition == Condition.FROM_SCRATCH]

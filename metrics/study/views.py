@@ -9,8 +9,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from assess.auth import organizer_required
-from judging.models import Campaign
+from assess.downloads import attachment
 from judging.queue import assignments_with_progress
+from metrics.campaign_choice import page_campaign
 from metrics.study import jobs as study_jobs
 from metrics.study import report
 from metrics.study import selectors as study_selectors
@@ -30,7 +31,7 @@ def _study_or_404(study_id: int) -> Study:
 @require_http_methods(["GET", "POST"])
 def studies(request: HttpRequest) -> HttpResponse:
     """The studies (of one campaign with ?campaign=NAME) and the form that samples a new one."""
-    campaign = Campaign.objects.filter(name=request.GET.get("campaign", "")).first()
+    campaign = page_campaign(request)
     form = StudyForm(request.POST or None, initial={"campaign": campaign} if campaign else None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -89,7 +90,9 @@ def study(request: HttpRequest, study_id: int) -> HttpResponse:
 def study_csv(request: HttpRequest, study_id: int) -> HttpResponse:
     study = _study_or_404(study_id)
     response = HttpResponse(report.study_csv(study_selectors.study_table(study=study)), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="study-{study.pk}.csv"'
+    attachment(
+        response, what=f"study-{study.pk}", ext="csv", campaign=study.campaign.name, label_sets=[study.a, study.b]
+    )
     return response
 
 
