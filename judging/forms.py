@@ -7,7 +7,7 @@ from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 
 from assess.models import Run, Topic
-from judging import selectors
+from judging import queue, selectors
 from judging.guidelines import DEFAULT_GUIDELINES
 from judging.models import NOT_JUDGED, Campaign, Condition, Judge, JudgeKind, Label
 
@@ -148,6 +148,17 @@ class SubmitForm(forms.Form):
     seconds = forms.FloatField(required=False, min_value=0)
     flagged = forms.BooleanField(required=False)
     comment = forms.CharField(required=False, max_length=2000)
+    # The judging page's cards held ahead: how many it asks for (it measures its round trip), and the pairs it
+    # has answered and not sent yet (comma-separated ids), which the cards it gets back skip.
+    ahead = forms.IntegerField(required=False, min_value=1, max_value=queue.HELD_AHEAD_MAX)
+    skip = forms.CharField(required=False, max_length=8 * queue.SKIP_MAX)
+
+    def clean_skip(self) -> list[int]:
+        text: str = self.cleaned_data.get("skip") or ""
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+        if len(parts) > queue.SKIP_MAX or not all(p.isdigit() and len(p) <= 12 for p in parts):
+            raise forms.ValidationError(f"skip: at most {queue.SKIP_MAX} pair ids, separated by commas")
+        return [int(p) for p in parts]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

@@ -97,12 +97,11 @@ def judge_context(
         "cannot_judge_reasons": CANNOT_JUDGE_REASONS,
         # Read once per request: the held card shows them as of now (the server's answer brings them fresh).
         "session": session,
-        # The card after this one, held by the page so that a keystroke shows it at once (docs/judging.md).
-        "following_html": (
-            render_to_string("judging/judge.html#pair-card", judge_context(state.following, session=session), request)
-            if state.following is not None
-            else ""
-        ),
+        # The cards after this one, held by the page so that a keystroke shows the next at once (docs/judging.md).
+        "held_html": [
+            render_to_string("judging/judge.html#pair-card", judge_context(held, session=session), request)
+            for held in state.held
+        ],
     }
 
 
@@ -120,6 +119,12 @@ def _answer_html(card: queue.PairCard) -> str:
             for s in card.context
         ),
     )
+
+
+def _ahead(request: HttpRequest) -> int | None:
+    """The cards to hold ahead that the page asks for (`?ahead=`, bounded by the queue), or None."""
+    asked = request.GET.get("ahead", "")
+    return int(asked) if asked.isdigit() and len(asked) <= 3 else None
 
 
 def _render_state(request: HtmxHttpRequest, state: queue.QueueState, *, status: int = 200) -> HttpResponse:
@@ -152,7 +157,7 @@ def guidelines_read(request: HtmxHttpRequest, assignment_id: int) -> HttpRespons
 def judge(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The judging page: resumes at the first pair this assignment has not judged."""
     assignment = _own_assignment(request, assignment_id)
-    return _render_state(request, queue.queue_state(assignment=assignment, following=True))
+    return _render_state(request, queue.queue_state(assignment=assignment, following=True, ahead=_ahead(request)))
 
 
 @login_required
@@ -175,6 +180,8 @@ def submit(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
             comment=data["comment"],
             not_judged_reason=data["not_judged_reason"],
             following=True,
+            ahead=data["ahead"],
+            skip=data["skip"],
         )
     except services.SubmissionRejected as exc:
         return HttpResponse(f"Not saved: {exc}", status=409, content_type="text/plain")
@@ -189,11 +196,15 @@ def back(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The previous pair, to change its judgment (the change is a new judgment row)."""
     assignment = _own_assignment(request, assignment_id)
     before = request.GET.get("before")
+    ahead = _ahead(request)
     state = queue.back_state(
-        assignment=assignment, before=int(before) if before and before.isdigit() else None, following=True
+        assignment=assignment,
+        before=int(before) if before and before.isdigit() and len(before) <= 18 else None,
+        following=True,
+        ahead=ahead,
     )
     if state is None:
-        state = queue.queue_state(assignment=assignment, following=True)
+        state = queue.queue_state(assignment=assignment, following=True, ahead=ahead)
     return _render_state(request, state)
 
 
@@ -215,7 +226,7 @@ def judged(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
 def judged_pair(request: HtmxHttpRequest, assignment_id: int, pair_id: int) -> HttpResponse:
     """One of the assessor's judged pairs, on the judging page, to change the answer (a new judgment)."""
     assignment = _own_assignment(request, assignment_id)
-    state = queue.judged_state(assignment=assignment, pair_id=pair_id, following=True)
+    state = queue.judged_state(assignment=assignment, pair_id=pair_id, following=True, ahead=_ahead(request))
     if state is None:
         raise Http404("You have not judged this pair in this topic")
     return _render_state(request, state)
