@@ -139,6 +139,13 @@ CANNOT_JUDGE_REASONS = [
 ]
 
 
+def _pair_ids(text: str, name: str, most: int) -> list[int]:
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if len(parts) > most or not all(p.isdigit() and len(p) <= 12 for p in parts):
+        raise forms.ValidationError(f"{name}: at most {most} pair ids, separated by commas")
+    return [int(p) for p in parts]
+
+
 class SubmitForm(forms.Form):
     pair_id = forms.IntegerField(min_value=1)
     token = forms.UUIDField()
@@ -151,14 +158,15 @@ class SubmitForm(forms.Form):
     # The judging page's cards held ahead: how many it asks for (it measures its round trip), and the pairs it
     # has answered and not sent yet (comma-separated ids), which the cards it gets back skip.
     ahead = forms.IntegerField(required=False, min_value=1, max_value=queue.HELD_AHEAD_MAX)
-    skip = forms.CharField(required=False, max_length=8 * queue.SKIP_MAX)
+    skip = forms.CharField(required=False, max_length=13 * queue.SKIP_MAX)
+    # The pairs whose cards it holds already: those come back as their tokens only.
+    known = forms.CharField(required=False, max_length=13 * queue.HELD_AHEAD_MAX)
 
     def clean_skip(self) -> list[int]:
-        text: str = self.cleaned_data.get("skip") or ""
-        parts = [p.strip() for p in text.split(",") if p.strip()]
-        if len(parts) > queue.SKIP_MAX or not all(p.isdigit() and len(p) <= 12 for p in parts):
-            raise forms.ValidationError(f"skip: at most {queue.SKIP_MAX} pair ids, separated by commas")
-        return [int(p) for p in parts]
+        return _pair_ids(self.cleaned_data.get("skip") or "", "skip", queue.SKIP_MAX)
+
+    def clean_known(self) -> list[int]:
+        return _pair_ids(self.cleaned_data.get("known") or "", "known", queue.HELD_AHEAD_MAX)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

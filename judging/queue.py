@@ -318,6 +318,8 @@ class QueueState:
     # The states after the card on screen is answered, in order, when they are known in advance (the judging
     # page holds their cards); `following` is the first of them.
     held: list[QueueState] = field(default_factory=list)
+    # A held state whose card the page holds already (it said so): only its token is sent back.
+    known: bool = False
 
     @property
     def following(self) -> QueueState | None:
@@ -447,6 +449,17 @@ def card_of(
     )
 
 
+_PAIR_ID_AT = [f.attname for f in _CARD_PAIR_FIELDS].index("pair_id")
+
+
+def _known_card(assignment: Assignment, row: tuple[Any, ...]) -> PairCard:
+    """The card of a `_next_pending` row that the page holds already: its pair and token, no answer read."""
+    n = len(_CARD_PAIR_FIELDS)
+    cp = from_row(CampaignPair, _CARD_PAIR_FIELDS, row[:n])
+    passage = from_row(Passage, _CARD_PASSAGE_FIELDS, row[n : n + len(_CARD_PASSAGE_FIELDS)])
+    return card_of(assignment, cp, passage=passage, answer=[], index=-1, nth=0, shown="")
+
+
 def _card_from_row(assignment: Assignment, row: tuple[Any, ...]) -> PairCard:
     """The card of a `_next_pending` row: instances as loaded from the database, fields not read deferred."""
     n = len(_CARD_PAIR_FIELDS)
@@ -473,21 +486,32 @@ def held_ahead(asked: int | None) -> int:
 
 
 def queue_state(
-    *, assignment: Assignment, following: bool = False, ahead: int | None = None, skip: Sequence[int] = ()
+    *,
+    assignment: Assignment,
+    following: bool = False,
+    ahead: int | None = None,
+    skip: Sequence[int] = (),
+    known: Sequence[int] = (),
 ) -> QueueState:
     """The next pair to judge (resuming where the assessor was), with progress; with `following`, also the cards
     of the pairs after it (`QueueState.held`, `held_ahead(ahead)` of them), read in the same query. `skip`: pairs
-    the page has answered and not sent yet, taken as judged (its cards say so in their progress)."""
+    the page has answered and not sent yet, taken as judged (its cards say so in their progress). `known`: pairs
+    whose cards the page holds already: those held states are `known` (their card carries its token and no
+    text, and is not read)."""
     skip = list(skip)[:SKIP_MAX]
     rows = _next_pending(assignment, card=True, limit=1 + held_ahead(ahead) if following else 1, skip=skip)
-    cards = [_card_from_row(assignment, row) for row in rows]
-    state = _state(assignment, cards[0] if cards else None, answered=len(skip))
+    first = [_card_from_row(assignment, rows[0])] if rows else []
+    state = _state(assignment, first[0] if first else None, answered=len(skip))
     if following:
-        state.held = [_following_state(state, c, step=k) for k, c in enumerate(cards[1:], start=1)]
+        held = set(known)
+        for k, row in enumerate(rows[1:], start=1):
+            is_known = row[_PAIR_ID_AT] in held
+            card = _known_card(assignment, row) if is_known else _card_from_row(assignment, row)
+            state.held.append(_following_state(state, card, step=k, known=is_known))
     return state
 
 
-def _following_state(state: QueueState, card: PairCard, *, step: int) -> QueueState:
+def _following_state(state: QueueState, card: PairCard, *, step: int, known: bool = False) -> QueueState:
     """The state the page will be in once `step` more pairs are judged: `card` shown. Only for showing it in
     advance: the server's answer to each submit says whether it is still that pair."""
 
@@ -501,6 +525,7 @@ def _following_state(state: QueueState, card: PairCard, *, step: int) -> QueueSt
         overall_progress=ahead(state.overall_progress),
         held_back=state.held_back,
         has_judgments=True,
+        known=known,
     )
     card.topic_progress, card.overall_progress, card.held_back = (
         following.topic_progress,

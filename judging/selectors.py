@@ -37,7 +37,7 @@ from assess.importers.fields import group_of_run_id
 from assess.models import Run, Topic
 from assess.sql import columns, fields_of, from_row
 from judging.guidelines import guidelines_version
-from judging.models import Assignment, Campaign, CampaignPair, GuidelinesReading, Judgment
+from judging.models import NOT_JUDGED, Assignment, Campaign, CampaignPair, GuidelinesReading, Judgment
 from judging.queue import LABEL_NAMES, assignments_with_progress
 
 
@@ -289,3 +289,23 @@ def flag_state(judgment: Judgment) -> FlagState:
     if hasattr(judgment, "flag_review"):
         return FlagState.RESOLVED
     return FlagState.WITHDRAWN if getattr(judgment, "withdrawn", False) else FlagState.OPEN
+
+
+def campaign_cannot_judge(*, campaign: Campaign) -> QuerySet[Judgment]:
+    """The campaign's "cannot judge" answers that stand (the assessor's newest judgment of the pair), newest
+    first, with what the organizer's list shows: who, which topic and pair, the reason."""
+    newer = Judgment.objects.filter(
+        assignment_id=OuterRef("assignment_id"), pair_id=OuterRef("pair_id"), pk__gt=OuterRef("pk")
+    )
+    return (
+        Judgment.objects.filter(assignment__campaign=campaign, label=NOT_JUDGED)
+        .filter(~Exists(newer))
+        .select_related("judge", "assignment__topic", "pair__passage", "citation__sentence__answer__run")
+        .order_by("-pk")
+    )
+
+
+def cannot_judge_reasons(*, judgments: QuerySet[Judgment]) -> list[tuple[str, int]]:
+    """How often each reason was given among `judgments`, the most frequent first."""
+    rows = judgments.order_by().values("not_judged_reason").annotate(n=Count("pk")).order_by("-n", "not_judged_reason")
+    return [(r["not_judged_reason"], r["n"]) for r in rows]

@@ -98,8 +98,14 @@ def judge_context(
         # Read once per request: the held card shows them as of now (the server's answer brings them fresh).
         "session": session,
         # The cards after this one, held by the page so that a keystroke shows the next at once (docs/judging.md).
-        "held_html": [
-            render_to_string("judging/judge.html#pair-card", judge_context(held, session=session), request)
+        # A card the page said it holds already comes back as its token only (`known`).
+        "held_cards": [
+            {"known": True, "token": held.card.token, "html": ""}
+            if held.known and held.card is not None
+            else {
+                "known": False,
+                "html": render_to_string("judging/judge.html#pair-card", judge_context(held, session=session), request),
+            }
             for held in state.held
         ],
     }
@@ -182,6 +188,7 @@ def submit(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
             following=True,
             ahead=data["ahead"],
             skip=data["skip"],
+            known=data["known"],
         )
     except services.SubmissionRejected as exc:
         return HttpResponse(f"Not saved: {exc}", status=409, content_type="text/plain")
@@ -435,7 +442,7 @@ def assessor_password(request: HttpRequest, user_id: int) -> HttpResponse:
 FLAGS_PER_PAGE = 25
 FLAG_COLUMNS = [
     "judgment_id", "created_at", "assessor", "topic_id", "run_id", "passage_id", "sentence", "label",
-    "comment", "state", "resolved_by", "resolved_at", "note",
+    "comment", "state", "resolved_by", "resolved_at", "note", "not_judged_reason",
 ]  # fmt: skip
 
 
@@ -453,6 +460,18 @@ def campaign_flags(request: HttpRequest, campaign_id: int) -> HttpResponse:
     tabs = [(s, selectors.campaign_flags(campaign=campaign, state=s).count()) for s in selectors.FlagState]
     context = {"campaign": campaign, "page": page, "state": state, "tabs": tabs}
     return render(request, "judging/flags.html", context)
+
+
+@organizer_required
+@require_GET
+def campaign_cannot_judge(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The campaign's "cannot judge" answers that stand, with their reasons: how often each reason was given,
+    then each answer (who, topic, pair, reason, flag and comment), newest first."""
+    campaign = _campaign_or_404(campaign_id)
+    judgments = selectors.campaign_cannot_judge(campaign=campaign)
+    page = Paginator(judgments, FLAGS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {"campaign": campaign, "page": page, "reasons": selectors.cannot_judge_reasons(judgments=judgments)}
+    return render(request, "judging/cannot_judge.html", context)
 
 
 @organizer_required
@@ -485,6 +504,7 @@ def campaign_flags_csv(request: HttpRequest, campaign_id: int) -> HttpResponse:
             j.label or "NJ", j.comment, selectors.flag_state(j).value,
             review.resolved_by.username if review and review.resolved_by else "",
             review.resolved_at.isoformat() if review else "", review.note if review else "",
+            j.not_judged_reason if not j.label else "",
         ]  # fmt: skip
         writer.writerow([csv_safe_cell(v) for v in row])
     return response

@@ -66,7 +66,11 @@ def exchange_rows(*, scope: Scope, label_sets: Iterable[LabelSet]) -> Iterator[d
         )
     )
     for label_set in label_sets:
-        labels = labels_as_dict(material.labels(label_set), material.citation_id)
+        decided = material.labels(label_set)
+        labels = labels_as_dict(decided, material.citation_id)
+        # The set's "cannot judge" on a citation, when one judgment says so: a row without a label, with its reason.
+        for i in np.nonzero(decided.not_judged & (decided.judgment_ids > 0))[0].tolist():
+            labels[int(material.citation_id[i])] = ("", int(decided.judgment_ids[i]))
         details = _judgment_details({judgment_id for _, judgment_id in labels.values()})
         for citation_id, answer_id, sentence_index, slot, passage in citations:
             found = labels.get(citation_id)
@@ -74,7 +78,7 @@ def exchange_rows(*, scope: Scope, label_sets: Iterable[LabelSet]) -> Iterator[d
                 continue
             label, judgment_id = found
             topic_id, run_id = material.answers[answer_id]
-            judge_name, judge_kind, condition, shown, seconds, created = details[judgment_id]
+            judge_name, judge_kind, condition, shown, seconds, created, flagged, comment, reason = details[judgment_id]
             yield {
                 "topic_id": topic_id,
                 "run_id": run_id,
@@ -89,6 +93,9 @@ def exchange_rows(*, scope: Scope, label_sets: Iterable[LabelSet]) -> Iterator[d
                 "seconds": seconds,
                 "created_at": created.isoformat(),
                 "label_set": label_set.spec,
+                "flagged": flagged,
+                "comment": comment,
+                "not_judged_reason": reason if not label else "",
             }
 
 
@@ -272,12 +279,16 @@ def _passage_ids(pks: set[int]) -> dict[int, str]:
     return found
 
 
-def _judgment_details(pks: set[int]) -> dict[int, tuple[str, str, str, str, float | None, Any]]:
+JudgmentDetails = tuple[str, str, str, str, float | None, Any, bool, str, str]
+
+
+def _judgment_details(pks: set[int]) -> dict[int, JudgmentDetails]:
+    """judge, kind, condition, shown label, seconds, created, flagged, comment, not-judged reason, by judgment."""
     ids = list(pks)
-    found: dict[int, tuple[str, str, str, str, float | None, Any]] = {}
+    found: dict[int, JudgmentDetails] = {}
+    fields = ["judge__name", "judge__kind", "condition", "shown_label", "seconds", "created_at"]
+    fields += ["flagged", "comment", "not_judged_reason"]
     for start in range(0, len(ids), CHUNK):
-        for pk, name, kind, condition, shown, seconds, created in Judgment.objects.filter(
-            pk__in=ids[start : start + CHUNK]
-        ).values_list("pk", "judge__name", "judge__kind", "condition", "shown_label", "seconds", "created_at"):
-            found[pk] = (name, kind, condition, shown, seconds, created)
+        for pk, *rest in Judgment.objects.filter(pk__in=ids[start : start + CHUNK]).values_list("pk", *fields):
+            found[pk] = tuple(rest)  # type: ignore[assignment]
     return found

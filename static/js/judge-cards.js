@@ -11,19 +11,35 @@
   function tokenOf(el) { return (el && el.getAttribute("data-token")) || ""; }
 
   // A card as the server rendered it, and the HTML of the cards it holds ahead, in order (their templates are
-  // taken out of it). Anything else (a login page, Django's error page with DEBUG on) is not a card: null.
-  function parse(html) {
+  // taken out of it). A held card the page said it had comes as its token only (`data-known`): `lookup(token)`
+  // gives its HTML, and the list stops at one it no longer has. Anything else (a login page, Django's error
+  // page with DEBUG on) is not a card: null.
+  function parse(html, lookup) {
     var t = document.createElement("template");
     t.innerHTML = html;
     var el = t.content.firstElementChild;
     while (el && el.id !== "pair-card") el = el.nextElementSibling;
     if (!el) return null;
     var held = [];
+    var complete = true;
     Array.prototype.slice.call(el.querySelectorAll("template.following-card")).forEach(function (h) {
-      held.push(h.innerHTML);
+      var token = h.getAttribute("data-known");
+      var text = token ? (lookup && lookup(token)) || null : h.innerHTML;
+      if (text === null) complete = false;
+      if (complete) held.push(text);
       h.remove();
     });
     return { el: el, held: held };
+  }
+
+  // The pair id and the token of a card's HTML, read without building it (on every send).
+  function pairOf(html) {
+    var m = /name="pair_id" value="(\d+)"/.exec(html);
+    return m ? m[1] : "";
+  }
+  function tokenOfHtml(html) {
+    var m = /data-token="([^"]+)"/.exec(html);
+    return m ? m[1] : "";
   }
 
   // The queue as the server sees it after an acknowledged answer (its next card, then those it holds ahead),
@@ -44,5 +60,7 @@
     return Math.max(MIN_AHEAD, Math.min(MAX_AHEAD, needed));
   }
 
-  window.JudgeCards = { parse: parse, unanswered: unanswered, ahead: ahead, tokenOf: tokenOf };
+  window.JudgeCards = {
+    parse: parse, unanswered: unanswered, ahead: ahead, tokenOf: tokenOf, pairOf: pairOf, tokenOfHtml: tokenOfHtml,
+  };
 })();

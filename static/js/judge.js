@@ -104,17 +104,30 @@
     settle();
   }
 
+  // The cards this page has held lately, by token: the server sends a card the page said it holds as its token.
+  var seen = {};
+  var seenOrder = [];
+  function remember(html) {
+    var token = Cards.tokenOfHtml(html);
+    if (!token || seen[token]) return;
+    seen[token] = html;
+    seenOrder.push(token);
+    while (seenOrder.length > 64) delete seen[seenOrder.shift()];
+  }
+  function lookup(token) { return seen[token] || null; }
+
   function hold(list) {
     held = list.map(function (x) { return typeof x === "string" ? x : x.outerHTML; });
+    held.forEach(remember);
   }
 
   function takeHeld() {
     var c = card();
     if (!c) return;
-    var tokens = c.querySelectorAll("template.following-card");
+    var templates = c.querySelectorAll("template.following-card");
     var list = [];
-    Array.prototype.slice.call(tokens).forEach(function (t) { list.push(t.innerHTML); t.remove(); });
-    held = list;
+    Array.prototype.slice.call(templates).forEach(function (t) { list.push(t.innerHTML); t.remove(); });
+    hold(list);
   }
 
   function ahead() { return Cards.ahead(roundTrip); }
@@ -157,6 +170,10 @@
     var later = entries.slice(1).filter(function (e) { return e.assignment === entry.assignment && e.pair_id; });
     body.append("skip", later.slice(0, 500).map(function (e) { return e.pair_id; }).join(","));
     body.append("ahead", String(ahead()));
+    // The cards it holds: they come back as their tokens only (when this answer is of this page).
+    if (entry.assignment === pageAssignment) {
+      body.append("known", held.slice(0, 12).map(Cards.pairOf).filter(Boolean).join(","));
+    }
     var sent = Date.now();
     fetch(entry.url, {
       method: "POST",
@@ -177,7 +194,7 @@
 
   function answered(entry, response, text) {
     inflight = false;
-    var parsed = response.ok ? Cards.parse(text) : null;
+    var parsed = response.ok ? Cards.parse(text, lookup) : null;
     if (parsed) {
       box.remove(entry.key);
       if ((failures || recovering || warned) && !outbox().length) {
@@ -267,7 +284,7 @@
       var fresh = target.querySelector(".judge-progress");
       var shown = current.querySelector(".judge-progress");
       if (fresh && shown) shown.replaceWith(fresh);
-      var known = held.map(function (h) { var p = Cards.parse(h); return p ? tokenOf(p.el) : ""; });
+      var known = held.map(Cards.tokenOfHtml);
       var sent = queue.slice(1);
       var agrees = sent.every(function (el, i) { return i >= known.length || tokenOf(el) === known[i]; });
       if (!agrees || sent.length > known.length) hold(sent);
@@ -286,7 +303,7 @@
 
   function resync() {
     fetch(withAhead(pageUrl), { credentials: "same-origin", headers: { "HX-Request": "true" } })
-      .then(function (response) { return response.text().then(function (text) { return response.ok ? Cards.parse(text) : null; }); })
+      .then(function (response) { return response.text().then(function (text) { return response.ok ? Cards.parse(text, lookup) : null; }); })
       .then(function (parsed) { if (parsed && !ownEntries().length) reconcile(parsed); }, function () {});
   }
 
@@ -397,7 +414,7 @@
     settle();
     fetch(withAhead(url), { credentials: "same-origin", headers: { "HX-Request": "true" } })
       .then(function (response) {
-        return response.text().then(function (text) { return response.ok ? Cards.parse(text) : null; });
+        return response.text().then(function (text) { return response.ok ? Cards.parse(text, lookup) : null; });
       })
       .then(function (parsed) {
         loading = false;
