@@ -11,6 +11,13 @@ from judging import queue, selectors
 from judging.guidelines import DEFAULT_GUIDELINES
 from judging.models import NOT_JUDGED, Campaign, Condition, Judge, JudgeKind, Label
 
+JUDGED_LABEL_NAMES = {
+    selectors.JudgedLabel.FULL: Label.FULL.label,
+    selectors.JudgedLabel.PARTIAL: Label.PARTIAL.label,
+    selectors.JudgedLabel.NONE: Label.NONE.label,
+    selectors.JudgedLabel.CANNOT_JUDGE: "Cannot judge",
+}
+
 
 class RunPickerSelect(forms.SelectMultiple):
     """The run multi-select; each option carries its group and rank in the group (`run_ranks_in_group`), so the
@@ -205,3 +212,31 @@ class AssessorPasswordForm(forms.Form):
         password: str = self.cleaned_data["password"]
         password_validation.validate_password(password, self.assessor)
         return password
+
+
+class JudgedFilterForm(forms.Form):
+    """The filter of an assessor's "My judgments": a label (or cannot judge), a topic of theirs in the campaign
+    (this one, or all), flagged only. Anything else reads as no filter."""
+
+    label = forms.ChoiceField(
+        required=False,
+        choices=[("", "any answer"), *((v.value, n) for v, n in JUDGED_LABEL_NAMES.items())],
+    )
+    topic = forms.ChoiceField(required=False, choices=[])
+    flagged = forms.BooleanField(required=False, label="flagged only")
+    from_pair = forms.IntegerField(required=False, min_value=1, max_value=2**62, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, topics: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        topic = self.fields["topic"]
+        assert isinstance(topic, forms.ChoiceField)
+        topic.choices = [("", "this topic"), ("all", "all my topics"), *topics]
+
+    def filters(self) -> dict[str, Any]:
+        data = self.cleaned_data if self.is_valid() else {}
+        return {
+            "label": selectors.JudgedLabel(data["label"]) if data.get("label") else None,
+            "topic": data.get("topic") or "",
+            "flagged": bool(data.get("flagged")),
+            "from_pair": data.get("from_pair"),
+        }

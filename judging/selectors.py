@@ -92,35 +92,82 @@ class JudgedPair:
     times: int  # how many judgments the assignment made of the pair
     passage_id: str
     sentence: str
+    assignment_id: int = 0
+    topic_id: str = ""
+    not_judged_reason: str = ""
 
     @property
     def label_name(self) -> str:
         return LABEL_NAMES.get(self.label, "Cannot judge")
 
 
-def judged_pairs(*, assignment: Assignment) -> list[JudgedPair]:
-    """The pairs this assignment has judged, newest first, each with its newest judgment: the assessor's own
-    list to jump back to (never anyone else's labels)."""
-    rows = (
-        Judgment.objects.filter(assignment_id=assignment.pk)
-        .select_related("pair__passage", "citation__sentence")
+class JudgedLabel(StrEnum):
+    """The "My judgments" label filter: a label, or cannot judge."""
+
+    FULL = "FS"
+    PARTIAL = "PS"
+    NONE = "NS"
+    CANNOT_JUDGE = "NJ"
+
+
+def judged_pairs_query(
+    *, assignments: Iterable[Assignment], label: JudgedLabel | None = None, flagged: bool = False
+) -> QuerySet[Judgment]:
+    """The newest judgment of each pair these assignments (one assessor's) have judged, newest first, annotated
+    with `times` (judgments of the pair by its assignment); only those with `label` (or cannot judge), only the
+    flagged ones if `flagged`. The assessor's own list to jump back to (never anyone else's labels)."""
+    ids = [a.pk for a in assignments]
+    newer = Judgment.objects.filter(
+        assignment_id=OuterRef("assignment_id"), pair_id=OuterRef("pair_id"), pk__gt=OuterRef("pk")
+    )
+    times = (
+        Judgment.objects.filter(assignment_id=OuterRef("assignment_id"), pair_id=OuterRef("pair_id"))
+        .order_by()
+        .values("assignment_id")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    qs = Judgment.objects.filter(assignment_id__in=ids).filter(~Exists(newer))
+    if label == JudgedLabel.CANNOT_JUDGE:
+        qs = qs.filter(label=NOT_JUDGED)
+    elif label is not None:
+        qs = qs.filter(label=label.value)
+    if flagged:
+        qs = qs.filter(flagged=True)
+    return (
+        qs.annotate(times=Subquery(times, output_field=IntegerField()))
+        .select_related("pair__passage", "citation__sentence", "assignment__topic")
         .order_by("-pk")
     )
-    out: dict[int, JudgedPair] = {}
-    times: dict[int, int] = {}
-    for j in rows:
-        times[j.pair_id] = times.get(j.pair_id, 0) + 1
-        if j.pair_id not in out:
-            out[j.pair_id] = JudgedPair(
-                pair_id=j.pair_id,
-                label=j.label,
-                flagged=j.flagged,
-                judged_at=j.created_at,
-                times=0,
-                passage_id=j.pair.passage.passage_id,
-                sentence=j.citation.sentence.text if j.citation is not None else "",
-            )
-    return [JudgedPair(**{**p.__dict__, "times": times[p.pair_id]}) for p in out.values()]
+
+
+def judged_pair_rows(judgments: Iterable[Judgment]) -> list[JudgedPair]:
+    """The rows "My judgments" shows, from `judged_pairs_query`'s judgments."""
+    return [
+        JudgedPair(
+            pair_id=j.pair_id,
+            label=j.label,
+            flagged=j.flagged,
+            judged_at=j.created_at,
+            times=j.times,  # type: ignore[attr-defined]
+            passage_id=j.pair.passage.passage_id,
+            sentence=j.citation.sentence.text if j.citation is not None else "",
+            assignment_id=j.assignment_id or 0,
+            topic_id=j.assignment.topic.topic_id if j.assignment is not None else "",
+            not_judged_reason=j.not_judged_reason,
+        )
+        for j in judgments
+    ]
+
+
+def judged_by(*, assignment: Assignment, pair_id: int) -> bool:
+    """Whether this assignment has judged the pair."""
+    return Judgment.objects.filter(assignment_id=assignment.pk, pair_id=pair_id).exists()
+
+
+def judged_pairs(*, assignment: Assignment) -> list[JudgedPair]:
+    """The pairs this assignment has judged, newest first, each with its newest judgment."""
+    return judged_pair_rows(judged_pairs_query(assignments=[assignment]))
 
 
 def assessor_judgments(*, user: AbstractBaseUser) -> QuerySet[Judgment]:

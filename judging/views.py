@@ -29,6 +29,7 @@ from judging.forms import (
     BuildForm,
     CampaignForm,
     CampaignSettingsForm,
+    JudgedFilterForm,
     SubmitForm,
 )
 from judging.guidelines import guidelines_html
@@ -215,17 +216,57 @@ def back(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     return _render_state(request, state)
 
 
+JUDGED_PER_PAGE = 50
+
+
 @login_required
 @require_GET
 def judged(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
-    """The assessor's own judgments in this topic, newest first, each a link to change it."""
+    """The assessor's own judgments, newest first, each a link to change it: this topic's, or all their topics'
+    in the campaign, filtered by answer and flag, 50 a page. "Back to judging" returns to the card they left."""
     assignment = _own_assignment(request, assignment_id)
+    mine = [
+        a
+        for a in selectors.assessor_assignments(user=request.user)  # type: ignore[arg-type]
+        if a.campaign_id == assignment.campaign_id
+    ]
+    form = JudgedFilterForm(
+        request.GET or None, topics=[(str(a.pk), f"{a.topic.topic_id} ({a.get_condition_display()})") for a in mine]
+    )
+    filters = form.filters()
+    chosen = [assignment]
+    if filters["topic"] == "all":
+        chosen = mine
+    elif filters["topic"]:
+        chosen = [a for a in mine if str(a.pk) == filters["topic"]] or [assignment]
+    judgments = selectors.judged_pairs_query(assignments=chosen, label=filters["label"], flagged=filters["flagged"])
+    page = Paginator(judgments, JUDGED_PER_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
     context = {
         "assignment": assignment,
         "campaign": assignment.campaign,
-        "pairs": selectors.judged_pairs(assignment=assignment),
+        "form": form,
+        "page": page,
+        # Numbered as before pages: the oldest judgment of the list is 1.
+        "pairs": [
+            (page.paginator.count - page.start_index() + 1 - i, row)
+            for i, row in enumerate(selectors.judged_pair_rows(page.object_list))
+        ],
+        "query": query.urlencode(),
+        "several_topics": len(chosen) > 1,
+        "filtered": bool(filters["label"] or filters["flagged"] or filters["topic"]),
+        "back_url": _card_left(assignment, filters["from_pair"]),
     }
     return render(request, "judging/judged.html", context)
+
+
+def _card_left(assignment: Assignment, pair_id: int | None) -> str:
+    """Where "Back to judging" goes from My judgments: the pair being changed when the assessor left from it,
+    else the queue's next card."""
+    if pair_id is not None and selectors.judged_by(assignment=assignment, pair_id=pair_id):
+        return reverse("judging:judged_pair", args=[assignment.pk, pair_id])
+    return reverse("judging:judge", args=[assignment.pk])
 
 
 @login_required

@@ -97,7 +97,7 @@ def _exchange_label(line: Line, row: dict[str, Any], options: JudgmentImportOpti
     shape = line_check(line, ExchangeRow, row)
     if shape is None:
         return None
-    if shape.label is None and shape.not_judged_reason and not options.label_field:
+    if shape.label is None and shape.not_judged_reason and (options.label_field or "label") == "label":
         return None  # an assessor's "cannot judge" (the export writes it): no label to import
     n_errors = line.error_count
     label_field = options.label_field or "label"
