@@ -7,9 +7,16 @@ from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 
 from assess.models import Run, Topic
-from judging import selectors
+from judging import queue, selectors
 from judging.guidelines import DEFAULT_GUIDELINES
 from judging.models import NOT_JUDGED, Campaign, Condition, Judge, JudgeKind, Label
+
+JUDGED_LABEL_NAMES = {
+    selectors.JudgedLabel.FULL: Label.FULL.label,
+    selectors.JudgedLabel.PARTIAL: Label.PARTIAL.label,
+    selectors.JudgedLabel.NONE: Label.NONE.label,
+    selectors.JudgedLabel.CANNOT_JUDGE: "Cannot judge",
+}
 
 
 class RunPickerSelect(forms.SelectMultiple):
@@ -139,6 +146,13 @@ CANNOT_JUDGE_REASONS = [
 ]
 
 
+def _pair_ids(text: str, name: str, most: int) -> list[int]:
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if len(parts) > most or not all(p.isdigit() and len(p) <= 12 for p in parts):
+        raise forms.ValidationError(f"{name}: at most {most} pair ids, separated by commas")
+    return [int(p) for p in parts]
+
+
 class SubmitForm(forms.Form):
     pair_id = forms.IntegerField(min_value=1)
     token = forms.UUIDField()
@@ -148,6 +162,18 @@ class SubmitForm(forms.Form):
     seconds = forms.FloatField(required=False, min_value=0)
     flagged = forms.BooleanField(required=False)
     comment = forms.CharField(required=False, max_length=2000)
+    # The judging page's cards held ahead: how many it asks for (it measures its round trip), and the pairs it
+    # has answered and not sent yet (comma-separated ids), which the cards it gets back skip.
+    ahead = forms.IntegerField(required=False, min_value=1, max_value=queue.HELD_AHEAD_MAX)
+    skip = forms.CharField(required=False, max_length=13 * queue.SKIP_MAX)
+    # The pairs whose cards it holds already: those come back as their tokens only.
+    known = forms.CharField(required=False, max_length=13 * queue.HELD_AHEAD_MAX)
+
+    def clean_skip(self) -> list[int]:
+        return _pair_ids(self.cleaned_data.get("skip") or "", "skip", queue.SKIP_MAX)
+
+    def clean_known(self) -> list[int]:
+        return _pair_ids(self.cleaned_data.get("known") or "", "known", queue.HELD_AHEAD_MAX)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -186,3 +212,31 @@ class AssessorPasswordForm(forms.Form):
         password: str = self.cleaned_data["password"]
         password_validation.validate_password(password, self.assessor)
         return password
+
+
+class JudgedFilterForm(forms.Form):
+    """The filter of an assessor's "My judgments": a label (or cannot judge), a topic of theirs in the campaign
+    (this one, or all), flagged only. Anything else reads as no filter."""
+
+    label = forms.ChoiceField(
+        required=False,
+        choices=[("", "any answer"), *((v.value, n) for v, n in JUDGED_LABEL_NAMES.items())],
+    )
+    topic = forms.ChoiceField(required=False, choices=[])
+    flagged = forms.BooleanField(required=False, label="flagged only")
+    from_pair = forms.IntegerField(required=False, min_value=1, max_value=2**62, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, topics: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        topic = self.fields["topic"]
+        assert isinstance(topic, forms.ChoiceField)
+        topic.choices = [("", "this topic"), ("all", "all my topics"), *topics]
+
+    def filters(self) -> dict[str, Any]:
+        data = self.cleaned_data if self.is_valid() else {}
+        return {
+            "label": selectors.JudgedLabel(data["label"]) if data.get("label") else None,
+            "topic": data.get("topic") or "",
+            "flagged": bool(data.get("flagged")),
+            "from_pair": data.get("from_pair"),
+        }

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -104,15 +104,21 @@ _NEWEST_LLM_LABEL = (
 )
 
 
-def _next_pending(assignment: Assignment, *, card: bool, limit: int = 1) -> list[tuple[Any, ...]]:
+def _next_pending(
+    assignment: Assignment, *, card: bool, limit: int = 1, skip: Sequence[int] = ()
+) -> list[tuple[Any, ...]]:
     """The first `limit` pending pairs of the queue, in order: their ids, or (`card`) the rows `_card_from_row`
-    reads. `limit=2` is the next pair and the one after it (the judging page holds that one in advance)."""
+    reads. A `limit` above 1 is the next pair and those after it (the judging page holds them in advance).
+    `skip`: pairs taken as judged (the page has answered them and not sent them yet)."""
     where = [
         "cp.campaign_id = %s",
         "cp.topic_id = %s",
         "NOT EXISTS (SELECT 1 FROM judging_judgment j WHERE j.assignment_id = %s AND j.pair_id = cp.pair_id)",
     ]
     params: list[Any] = [assignment.campaign_id, assignment.topic_id, assignment.pk]
+    if skip:
+        where.append("NOT (cp.pair_id = ANY(%s))")
+        params.append(list(skip))
     judge_id = assignment.campaign.post_edit_judge_id if assignment.condition == Condition.POST_EDIT else None
     if assignment.condition == Condition.POST_EDIT:
         if judge_id is None:
@@ -309,8 +315,15 @@ class QueueState:
     held_back: int
     has_judgments: bool
     next_assignment: Assignment | None = None
-    # The state after the card on screen is answered, when it is known in advance (the judging page holds it).
-    following: QueueState | None = None
+    # The states after the card on screen is answered, in order, when they are known in advance (the judging
+    # page holds their cards); `following` is the first of them.
+    held: list[QueueState] = field(default_factory=list)
+    # A held state whose card the page holds already (it said so): only its token is sent back.
+    known: bool = False
+
+    @property
+    def following(self) -> QueueState | None:
+        return self.held[0] if self.held else None
 
 
 @dataclass(frozen=True)
@@ -436,6 +449,17 @@ def card_of(
     )
 
 
+_PAIR_ID_AT = [f.attname for f in _CARD_PAIR_FIELDS].index("pair_id")
+
+
+def _known_card(assignment: Assignment, row: tuple[Any, ...]) -> PairCard:
+    """The card of a `_next_pending` row that the page holds already: its pair and token, no answer read."""
+    n = len(_CARD_PAIR_FIELDS)
+    cp = from_row(CampaignPair, _CARD_PAIR_FIELDS, row[:n])
+    passage = from_row(Passage, _CARD_PASSAGE_FIELDS, row[n : n + len(_CARD_PASSAGE_FIELDS)])
+    return card_of(assignment, cp, passage=passage, answer=[], index=-1, nth=0, shown="")
+
+
 def _card_from_row(assignment: Assignment, row: tuple[Any, ...]) -> PairCard:
     """The card of a `_next_pending` row: instances as loaded from the database, fields not read deferred."""
     n = len(_CARD_PAIR_FIELDS)
@@ -448,33 +472,60 @@ def _card_from_row(assignment: Assignment, row: tuple[Any, ...]) -> PairCard:
     return _card(assignment, cp, passage=passage, answer_id=answer_id, index=index, nth=0, shown=shown)
 
 
-def queue_state(*, assignment: Assignment, following: bool = False) -> QueueState:
-    """The next pair to judge (resuming where the assessor was), with progress; with `following`, also the card
-    of the pair after it (`QueueState.following`), read in the same query."""
-    rows = _next_pending(assignment, card=True, limit=2 if following else 1)
-    cards = [_card_from_row(assignment, row) for row in rows]
-    state = _state(assignment, cards[0] if cards else None)
-    if following and len(cards) > 1:
-        state.following = _following_state(state, cards[1], judged_now=True)
+# Cards the judging page holds ahead of the one on screen: at least HELD_AHEAD, more when the page asks (it
+# measures its round trip), never more than HELD_AHEAD_MAX (each is rendered on every keystroke).
+HELD_AHEAD = 3
+HELD_AHEAD_MAX = 12
+# Pairs a page may say it has answered and not sent yet (`skip`): more than this and it waits for the server.
+SKIP_MAX = 500
+
+
+def held_ahead(asked: int | None) -> int:
+    """How many cards to hold ahead: `asked` (the page's figure) within [HELD_AHEAD, HELD_AHEAD_MAX]."""
+    return max(HELD_AHEAD, min(HELD_AHEAD_MAX, asked or HELD_AHEAD))
+
+
+def queue_state(
+    *,
+    assignment: Assignment,
+    following: bool = False,
+    ahead: int | None = None,
+    skip: Sequence[int] = (),
+    known: Sequence[int] = (),
+) -> QueueState:
+    """The next pair to judge (resuming where the assessor was), with progress; with `following`, also the cards
+    of the pairs after it (`QueueState.held`, `held_ahead(ahead)` of them), read in the same query. `skip`: pairs
+    the page has answered and not sent yet, taken as judged (its cards say so in their progress). `known`: pairs
+    whose cards the page holds already: those held states are `known` (their card carries its token and no
+    text, and is not read)."""
+    skip = list(skip)[:SKIP_MAX]
+    rows = _next_pending(assignment, card=True, limit=1 + held_ahead(ahead) if following else 1, skip=skip)
+    first = [_card_from_row(assignment, rows[0])] if rows else []
+    state = _state(assignment, first[0] if first else None, answered=len(skip))
+    if following:
+        held = set(known)
+        for k, row in enumerate(rows[1:], start=1):
+            is_known = row[_PAIR_ID_AT] in held
+            card = _known_card(assignment, row) if is_known else _card_from_row(assignment, row)
+            state.held.append(_following_state(state, card, step=k, known=is_known))
     return state
 
 
-def _following_state(state: QueueState, card: PairCard, *, judged_now: bool) -> QueueState:
-    """The state the page will be in once the card on screen is answered: `card` shown, one more pair done if the
-    card on screen is a pending pair (`judged_now`). Only for showing it in advance: the server's answer to
-    the submit says whether it is still the next pair."""
-    step = 1 if judged_now else 0
+def _following_state(state: QueueState, card: PairCard, *, step: int, known: bool = False) -> QueueState:
+    """The state the page will be in once `step` more pairs are judged: `card` shown. Only for showing it in
+    advance: the server's answer to each submit says whether it is still that pair."""
+
+    def ahead(p: Progress) -> Progress:
+        return Progress(min(p.done + step, p.total), p.total)
+
     following = QueueState(
         assignment=state.assignment,
         card=card,
-        topic_progress=Progress(
-            min(state.topic_progress.done + step, state.topic_progress.total), state.topic_progress.total
-        ),
-        overall_progress=Progress(
-            min(state.overall_progress.done + step, state.overall_progress.total), state.overall_progress.total
-        ),
+        topic_progress=ahead(state.topic_progress),
+        overall_progress=ahead(state.overall_progress),
         held_back=state.held_back,
         has_judgments=True,
+        known=known,
     )
     card.topic_progress, card.overall_progress, card.held_back = (
         following.topic_progress,
@@ -484,7 +535,9 @@ def _following_state(state: QueueState, card: PairCard, *, judged_now: bool) -> 
     return following
 
 
-def back_state(*, assignment: Assignment, before: int | None = None, following: bool = False) -> QueueState | None:
+def back_state(
+    *, assignment: Assignment, before: int | None = None, following: bool = False, ahead: int | None = None
+) -> QueueState | None:
     """The card of the previously judged pair (before judgment `before`, if given), or None if there is none."""
     previous = Judgment.objects.filter(assignment_id=assignment.pk)
     if before is not None:
@@ -493,13 +546,15 @@ def back_state(*, assignment: Assignment, before: int | None = None, following: 
     judgment = previous.order_by("-pk").first()
     if judgment is None:
         return None
-    return judged_state(assignment=assignment, pair_id=judgment.pair_id, following=following)
+    return judged_state(assignment=assignment, pair_id=judgment.pair_id, following=following, ahead=ahead)
 
 
-def judged_state(*, assignment: Assignment, pair_id: int, following: bool = False) -> QueueState | None:
+def judged_state(
+    *, assignment: Assignment, pair_id: int, following: bool = False, ahead: int | None = None
+) -> QueueState | None:
     """The card of a pair this assignment has judged, to change the judgment (its newest one shown as the
     previous answer), or None if the assignment has not judged it or it left the pool. With `following`, also
-    the card that comes once it is answered again: the queue's next pair."""
+    the cards that come once it is answered again: the queue's next pairs."""
     rows = list(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=pair_id).order_by("-pk"))
     if not rows:
         return None
@@ -524,25 +579,25 @@ def judged_state(*, assignment: Assignment, pair_id: int, following: bool = Fals
     )
     state = _state(assignment, card)
     if following:
-        pending = _next_pending(assignment, card=True)
-        if pending:
-            state.following = _following_state(state, _card_from_row(assignment, pending[0]), judged_now=False)
+        pending = _next_pending(assignment, card=True, limit=held_ahead(ahead))
+        # Answering the changed pair again judges no new pair: the queue's next one comes with today's progress.
+        state.held = [_following_state(state, _card_from_row(assignment, row), step=k) for k, row in enumerate(pending)]
     return state
 
 
-def _state(assignment: Assignment, card: PairCard | None) -> QueueState:
+def _state(assignment: Assignment, card: PairCard | None, *, answered: int = 0) -> QueueState:
+    """`answered`: pairs the page has answered and not sent yet, counted as done in the progress it shows."""
     # The topic's and the overall progress from one read of the cache.
     progress = _assessor_progress(assignment)
     topic = progress[assignment.pk]
+    overall = Progress(done=sum(p.done for p in progress.values()), total=sum(p.total for p in progress.values()))
     state = QueueState(
         assignment=assignment,
         card=card,
-        topic_progress=topic,
-        overall_progress=Progress(
-            done=sum(p.done for p in progress.values()), total=sum(p.total for p in progress.values())
-        ),
+        topic_progress=Progress(min(topic.done + answered, topic.total), topic.total),
+        overall_progress=Progress(min(overall.done + answered, overall.total), overall.total),
         held_back=_held_back(assignment),
-        has_judgments=topic.done > 0,
+        has_judgments=topic.done + answered > 0,
     )
     if card is not None:
         card.topic_progress, card.overall_progress, card.held_back = (

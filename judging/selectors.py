@@ -39,6 +39,7 @@ from assess.models import Run, Topic
 from assess.sql import columns, fields_of, from_row
 from judging.guidelines import guidelines_version
 from judging.models import (
+    NOT_JUDGED,
     Assignment,
     Campaign,
     CampaignChoice,
@@ -101,35 +102,82 @@ class JudgedPair:
     times: int  # how many judgments the assignment made of the pair
     passage_id: str
     sentence: str
+    assignment_id: int = 0
+    topic_id: str = ""
+    not_judged_reason: str = ""
 
     @property
     def label_name(self) -> str:
         return LABEL_NAMES.get(self.label, "Cannot judge")
 
 
-def judged_pairs(*, assignment: Assignment) -> list[JudgedPair]:
-    """The pairs this assignment has judged, newest first, each with its newest judgment: the assessor's own
-    list to jump back to (never anyone else's labels)."""
-    rows = (
-        Judgment.objects.filter(assignment_id=assignment.pk)
-        .select_related("pair__passage", "citation__sentence")
+class JudgedLabel(StrEnum):
+    """The "My judgments" label filter: a label, or cannot judge."""
+
+    FULL = "FS"
+    PARTIAL = "PS"
+    NONE = "NS"
+    CANNOT_JUDGE = "NJ"
+
+
+def judged_pairs_query(
+    *, assignments: Iterable[Assignment], label: JudgedLabel | None = None, flagged: bool = False
+) -> QuerySet[Judgment]:
+    """The newest judgment of each pair these assignments (one assessor's) have judged, newest first, annotated
+    with `times` (judgments of the pair by its assignment); only those with `label` (or cannot judge), only the
+    flagged ones if `flagged`. The assessor's own list to jump back to (never anyone else's labels)."""
+    ids = [a.pk for a in assignments]
+    newer = Judgment.objects.filter(
+        assignment_id=OuterRef("assignment_id"), pair_id=OuterRef("pair_id"), pk__gt=OuterRef("pk")
+    )
+    times = (
+        Judgment.objects.filter(assignment_id=OuterRef("assignment_id"), pair_id=OuterRef("pair_id"))
+        .order_by()
+        .values("assignment_id")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    qs = Judgment.objects.filter(assignment_id__in=ids).filter(~Exists(newer))
+    if label == JudgedLabel.CANNOT_JUDGE:
+        qs = qs.filter(label=NOT_JUDGED)
+    elif label is not None:
+        qs = qs.filter(label=label.value)
+    if flagged:
+        qs = qs.filter(flagged=True)
+    return (
+        qs.annotate(times=Subquery(times, output_field=IntegerField()))
+        .select_related("pair__passage", "citation__sentence", "assignment__topic")
         .order_by("-pk")
     )
-    out: dict[int, JudgedPair] = {}
-    times: dict[int, int] = {}
-    for j in rows:
-        times[j.pair_id] = times.get(j.pair_id, 0) + 1
-        if j.pair_id not in out:
-            out[j.pair_id] = JudgedPair(
-                pair_id=j.pair_id,
-                label=j.label,
-                flagged=j.flagged,
-                judged_at=j.created_at,
-                times=0,
-                passage_id=j.pair.passage.passage_id,
-                sentence=j.citation.sentence.text if j.citation is not None else "",
-            )
-    return [JudgedPair(**{**p.__dict__, "times": times[p.pair_id]}) for p in out.values()]
+
+
+def judged_pair_rows(judgments: Iterable[Judgment]) -> list[JudgedPair]:
+    """The rows "My judgments" shows, from `judged_pairs_query`'s judgments."""
+    return [
+        JudgedPair(
+            pair_id=j.pair_id,
+            label=j.label,
+            flagged=j.flagged,
+            judged_at=j.created_at,
+            times=j.times,  # type: ignore[attr-defined]
+            passage_id=j.pair.passage.passage_id,
+            sentence=j.citation.sentence.text if j.citation is not None else "",
+            assignment_id=j.assignment_id or 0,
+            topic_id=j.assignment.topic.topic_id if j.assignment is not None else "",
+            not_judged_reason=j.not_judged_reason,
+        )
+        for j in judgments
+    ]
+
+
+def judged_by(*, assignment: Assignment, pair_id: int) -> bool:
+    """Whether this assignment has judged the pair."""
+    return Judgment.objects.filter(assignment_id=assignment.pk, pair_id=pair_id).exists()
+
+
+def judged_pairs(*, assignment: Assignment) -> list[JudgedPair]:
+    """The pairs this assignment has judged, newest first, each with its newest judgment."""
+    return judged_pair_rows(judged_pairs_query(assignments=[assignment]))
 
 
 def assessor_judgments(*, user: AbstractBaseUser) -> QuerySet[Judgment]:
@@ -387,3 +435,23 @@ def campaign_choice_last(*, user: AbstractBaseUser) -> Campaign | NoChoice | Non
     """The campaign `user` chose last (None: everything loaded), or NO_CHOICE when they never chose."""
     row = CampaignChoice.objects.select_related("campaign").filter(user_id=user.pk).first()
     return NO_CHOICE if row is None else row.campaign
+
+
+def campaign_cannot_judge(*, campaign: Campaign) -> QuerySet[Judgment]:
+    """The campaign's "cannot judge" answers that stand (the assessor's newest judgment of the pair), newest
+    first, with what the organizer's list shows: who, which topic and pair, the reason."""
+    newer = Judgment.objects.filter(
+        assignment_id=OuterRef("assignment_id"), pair_id=OuterRef("pair_id"), pk__gt=OuterRef("pk")
+    )
+    return (
+        Judgment.objects.filter(assignment__campaign=campaign, label=NOT_JUDGED)
+        .filter(~Exists(newer))
+        .select_related("judge", "assignment__topic", "pair__passage", "citation__sentence__answer__run")
+        .order_by("-pk")
+    )
+
+
+def cannot_judge_reasons(*, judgments: QuerySet[Judgment]) -> list[tuple[str, int]]:
+    """How often each reason was given among `judgments`, the most frequent first."""
+    rows = judgments.order_by().values("not_judged_reason").annotate(n=Count("pk")).order_by("-n", "not_judged_reason")
+    return [(r["not_judged_reason"], r["n"]) for r in rows]

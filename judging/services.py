@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -408,10 +408,14 @@ def judgment_submit_and_next(
     comment: str = "",
     not_judged_reason: str = "",
     following: bool = False,
+    ahead: int | None = None,
+    skip: Sequence[int] = (),
+    known: Sequence[int] = (),
 ) -> tuple[SubmitResult, QueueState]:
     """Store one judgment (once per token, as `judgment_submit`) and return the queue's next state (with
-    `following`, also the pair after it, which the judging page holds in advance); the next pair is read once and
-    also decides the assignment's status. The judging page's keystroke and the API's submit both come here."""
+    `following`, also the pairs after it, which the judging page holds in advance: `queue.queue_state`'s `ahead`
+    `skip` and `known`); the next pair is read once and also decides the assignment's status (not when `skip` takes
+    pairs out of it). The judging page's keystroke and the API's submit both come here."""
     result = _judgment_store(
         assignment=assignment,
         pair_id=pair_id,
@@ -422,8 +426,9 @@ def judgment_submit_and_next(
         comment=comment,
         not_judged_reason=not_judged_reason,
     )
-    state = queue.queue_state(assignment=assignment, following=following)
-    _assignment_status_set(assignment, queue.status_of(has_pending=state.card is not None, held_back=state.held_back))
+    state = queue.queue_state(assignment=assignment, following=following, ahead=ahead, skip=skip, known=known)
+    has_pending = state.card is not None or (bool(skip) and queue.assignment_has_pending(assignment=assignment))
+    _assignment_status_set(assignment, queue.status_of(has_pending=has_pending, held_back=state.held_back))
     return result, state
 
 

@@ -24,6 +24,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("organize/campaigns/<int:campaign_id>/flags/", views.campaign_flags, name="campaign_flags"),
     path("organize/campaigns/<int:campaign_id>/flags.csv", views.campaign_flags_csv, name="campaign_flags_csv"),
     path(
+        "organize/campaigns/<int:campaign_id>/cannot-judge/", views.campaign_cannot_judge, name="campaign_cannot_judge"
+    ),
+    path(
         "organize/campaigns/<int:campaign_id>/flags/<int:judgment_id>/resolve/", views.flag_resolve, name="flag_resolve"
     ),
     path(

@@ -30,6 +30,7 @@ from judging.forms import (
     BuildForm,
     CampaignForm,
     CampaignSettingsForm,
+    JudgedFilterForm,
     SubmitForm,
 )
 from judging.guidelines import guidelines_html
@@ -98,12 +99,17 @@ def judge_context(
         "cannot_judge_reasons": CANNOT_JUDGE_REASONS,
         # Read once per request: the held card shows them as of now (the server's answer brings them fresh).
         "session": session,
-        # The card after this one, held by the page so that a keystroke shows it at once (docs/judging.md).
-        "following_html": (
-            render_to_string("judging/judge.html#pair-card", judge_context(state.following, session=session), request)
-            if state.following is not None
-            else ""
-        ),
+        # The cards after this one, held by the page so that a keystroke shows the next at once (docs/judging.md).
+        # A card the page said it holds already comes back as its token only (`known`).
+        "held_cards": [
+            {"known": True, "token": held.card.token, "html": ""}
+            if held.known and held.card is not None
+            else {
+                "known": False,
+                "html": render_to_string("judging/judge.html#pair-card", judge_context(held, session=session), request),
+            }
+            for held in state.held
+        ],
     }
 
 
@@ -121,6 +127,12 @@ def _answer_html(card: queue.PairCard) -> str:
             for s in card.context
         ),
     )
+
+
+def _ahead(request: HttpRequest) -> int | None:
+    """The cards to hold ahead that the page asks for (`?ahead=`, bounded by the queue), or None."""
+    asked = request.GET.get("ahead", "")
+    return int(asked) if asked.isdigit() and len(asked) <= 3 else None
 
 
 def _render_state(request: HtmxHttpRequest, state: queue.QueueState, *, status: int = 200) -> HttpResponse:
@@ -153,7 +165,7 @@ def guidelines_read(request: HtmxHttpRequest, assignment_id: int) -> HttpRespons
 def judge(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The judging page: resumes at the first pair this assignment has not judged."""
     assignment = _own_assignment(request, assignment_id)
-    return _render_state(request, queue.queue_state(assignment=assignment, following=True))
+    return _render_state(request, queue.queue_state(assignment=assignment, following=True, ahead=_ahead(request)))
 
 
 @login_required
@@ -176,6 +188,9 @@ def submit(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
             comment=data["comment"],
             not_judged_reason=data["not_judged_reason"],
             following=True,
+            ahead=data["ahead"],
+            skip=data["skip"],
+            known=data["known"],
         )
     except services.SubmissionRejected as exc:
         return HttpResponse(f"Not saved: {exc}", status=409, content_type="text/plain")
@@ -190,25 +205,69 @@ def back(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The previous pair, to change its judgment (the change is a new judgment row)."""
     assignment = _own_assignment(request, assignment_id)
     before = request.GET.get("before")
+    ahead = _ahead(request)
     state = queue.back_state(
-        assignment=assignment, before=int(before) if before and before.isdigit() else None, following=True
+        assignment=assignment,
+        before=int(before) if before and before.isdigit() and len(before) <= 18 else None,
+        following=True,
+        ahead=ahead,
     )
     if state is None:
-        state = queue.queue_state(assignment=assignment, following=True)
+        state = queue.queue_state(assignment=assignment, following=True, ahead=ahead)
     return _render_state(request, state)
+
+
+JUDGED_PER_PAGE = 50
 
 
 @login_required
 @require_GET
 def judged(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
-    """The assessor's own judgments in this topic, newest first, each a link to change it."""
+    """The assessor's own judgments, newest first, each a link to change it: this topic's, or all their topics'
+    in the campaign, filtered by answer and flag, 50 a page. "Back to judging" returns to the card they left."""
     assignment = _own_assignment(request, assignment_id)
+    mine = [
+        a
+        for a in selectors.assessor_assignments(user=request.user)  # type: ignore[arg-type]
+        if a.campaign_id == assignment.campaign_id
+    ]
+    form = JudgedFilterForm(
+        request.GET or None, topics=[(str(a.pk), f"{a.topic.topic_id} ({a.get_condition_display()})") for a in mine]
+    )
+    filters = form.filters()
+    chosen = [assignment]
+    if filters["topic"] == "all":
+        chosen = mine
+    elif filters["topic"]:
+        chosen = [a for a in mine if str(a.pk) == filters["topic"]] or [assignment]
+    judgments = selectors.judged_pairs_query(assignments=chosen, label=filters["label"], flagged=filters["flagged"])
+    page = Paginator(judgments, JUDGED_PER_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
     context = {
         "assignment": assignment,
         "campaign": assignment.campaign,
-        "pairs": selectors.judged_pairs(assignment=assignment),
+        "form": form,
+        "page": page,
+        # Numbered as before pages: the oldest judgment of the list is 1.
+        "pairs": [
+            (page.paginator.count - page.start_index() + 1 - i, row)
+            for i, row in enumerate(selectors.judged_pair_rows(page.object_list))
+        ],
+        "query": query.urlencode(),
+        "several_topics": len(chosen) > 1,
+        "filtered": bool(filters["label"] or filters["flagged"] or filters["topic"]),
+        "back_url": _card_left(assignment, filters["from_pair"]),
     }
     return render(request, "judging/judged.html", context)
+
+
+def _card_left(assignment: Assignment, pair_id: int | None) -> str:
+    """Where "Back to judging" goes from My judgments: the pair being changed when the assessor left from it,
+    else the queue's next card."""
+    if pair_id is not None and selectors.judged_by(assignment=assignment, pair_id=pair_id):
+        return reverse("judging:judged_pair", args=[assignment.pk, pair_id])
+    return reverse("judging:judge", args=[assignment.pk])
 
 
 @login_required
@@ -216,7 +275,7 @@ def judged(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
 def judged_pair(request: HtmxHttpRequest, assignment_id: int, pair_id: int) -> HttpResponse:
     """One of the assessor's judged pairs, on the judging page, to change the answer (a new judgment)."""
     assignment = _own_assignment(request, assignment_id)
-    state = queue.judged_state(assignment=assignment, pair_id=pair_id, following=True)
+    state = queue.judged_state(assignment=assignment, pair_id=pair_id, following=True, ahead=_ahead(request))
     if state is None:
         raise Http404("You have not judged this pair in this topic")
     return _render_state(request, state)
@@ -429,7 +488,7 @@ def assessor_password(request: HttpRequest, user_id: int) -> HttpResponse:
 FLAGS_PER_PAGE = 25
 FLAG_COLUMNS = [
     "judgment_id", "created_at", "assessor", "topic_id", "run_id", "passage_id", "sentence", "label",
-    "comment", "state", "resolved_by", "resolved_at", "note",
+    "comment", "state", "resolved_by", "resolved_at", "note", "not_judged_reason",
 ]  # fmt: skip
 
 
@@ -447,6 +506,18 @@ def campaign_flags(request: HttpRequest, campaign_id: int) -> HttpResponse:
     tabs = [(s, selectors.campaign_flags(campaign=campaign, state=s).count()) for s in selectors.FlagState]
     context = {"campaign": campaign, "page": page, "state": state, "tabs": tabs}
     return render(request, "judging/flags.html", context)
+
+
+@organizer_required
+@require_GET
+def campaign_cannot_judge(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The campaign's "cannot judge" answers that stand, with their reasons: how often each reason was given,
+    then each answer (who, topic, pair, reason, flag and comment), newest first."""
+    campaign = _campaign_or_404(campaign_id)
+    judgments = selectors.campaign_cannot_judge(campaign=campaign)
+    page = Paginator(judgments, FLAGS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {"campaign": campaign, "page": page, "reasons": selectors.cannot_judge_reasons(judgments=judgments)}
+    return render(request, "judging/cannot_judge.html", context)
 
 
 @organizer_required
@@ -479,6 +550,7 @@ def campaign_flags_csv(request: HttpRequest, campaign_id: int) -> HttpResponse:
             j.label or "NJ", j.comment, selectors.flag_state(j).value,
             review.resolved_by.username if review and review.resolved_by else "",
             review.resolved_at.isoformat() if review else "", review.note if review else "",
+            j.not_judged_reason if not j.label else "",
         ]  # fmt: skip
         writer.writerow([csv_safe_cell(v) for v in row])
     return response

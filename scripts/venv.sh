@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv (Python 3.11) and install the pinned requirements given as $1 (base or test).
+# Create .venv (Python 3.11) and install the pinned requirements given as $1 (base or test); for test, also
+# the JavaScript lint tooling (package.json, pinned in package-lock.json) with npm ci.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 req="requirements/${1:-base}.txt"
@@ -16,4 +17,13 @@ stamp=".venv/.installed-$(basename "$req" .txt)"
 if [ ! -f "$stamp" ] || [ "$req" -nt "$stamp" ] || [ requirements/base.txt -nt "$stamp" ]; then
   quiet_pip install -q -r "$req"
   touch "$stamp"
+fi
+if [ "${1:-base}" = "test" ]; then
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "npm is needed for eslint (scripts/lint.sh): install Node.js 20 or later" >&2
+    exit 1
+  fi
+  if [ ! -x node_modules/.bin/eslint ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
 fi

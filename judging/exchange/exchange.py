@@ -97,6 +97,8 @@ def _exchange_label(line: Line, row: dict[str, Any], options: JudgmentImportOpti
     shape = line_check(line, ExchangeRow, row)
     if shape is None:
         return None
+    if shape.label is None and shape.not_judged_reason and (options.label_field or "label") == "label":
+        return None  # an assessor's "cannot judge" (the export writes it): no label to import
     n_errors = line.error_count
     label_field = options.label_field or "label"
     raw_label = shape.label if label_field == "label" else row.get(label_field)
@@ -167,9 +169,13 @@ def exchange_csv_write(out: Writable, rows: Iterable[dict[str, Any]]) -> int:
     writer.writeheader()
     count = 0
     for row in rows:
-        writer.writerow({k: csv_safe_cell(v) for k, v in row.items()})
+        writer.writerow({k: _csv_bool(v) if isinstance(v, bool) else csv_safe_cell(v) for k, v in row.items()})
         count += 1
     return count
+
+
+def _csv_bool(value: bool) -> str:
+    return "true" if value else "false"  # as JSON spells it; the schema reads either
 
 
 def exchange_jsonl_write(out: Writable, rows: Iterable[dict[str, Any]]) -> int:

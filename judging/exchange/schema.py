@@ -13,9 +13,19 @@ from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema, model_v
 from pydantic_core import PydanticCustomError
 
 from assess.importers.lines import HugeNumber
-from assess.importers.schema import ID_CONTROLS, MAX_INT, LineModel, PassageId, RunId, TopicId, an_id, column_length
+from assess.importers.schema import (
+    ID_CONTROLS,
+    MAX_INT,
+    LineModel,
+    PassageId,
+    RunId,
+    TopicId,
+    a_text,
+    an_id,
+    column_length,
+)
 from judging.labels import CONDITION_WORDS, LabelSetKind
-from judging.models import Condition, Judge, JudgeKind
+from judging.models import Condition, Judge, JudgeKind, Judgment
 
 # Seconds spent on one label: finite (PostgreSQL stores infinity, which JSON cannot carry) and below a day.
 SECONDS_LIMIT = 24 * 60 * 60
@@ -88,11 +98,15 @@ JudgeName = Annotated[
     str, an_id(MAX_JUDGE_NAME), Field(description="an imported or LLM judge; not an assessor's, not a reserved name")
 ]
 LabelText = Annotated[str, an_id(32)]
+MAX_COMMENT = 2000  # what the judging page and the API take (the column is text)
+MAX_REASON = column_length(Judgment, "not_judged_reason")
 
 
 class ExchangeRow(LineModel):
     """One label of the judgments exchange file (CSV with a header line, or JSON lines). Import needs
-    `topic_id, run_id, sentence_index, citation_slot`, a label and a judge (a column or an option)."""
+    `topic_id, run_id, sentence_index, citation_slot`, a label and a judge (a column or an option). A row
+    without a label and with a `not_judged_reason` is the assessor's "cannot judge": written by the export,
+    left out on import (it is no label)."""
 
     model_config = ConfigDict(title="judgments exchange row")
     topic_id: TopicId
@@ -108,6 +122,13 @@ class ExchangeRow(LineModel):
     seconds: Seconds | None = None
     created_at: Annotated[str, Field(max_length=64)] | None = None
     label_set: Annotated[str, Field(max_length=512)] | None = None
+    flagged: bool | None = Field(default=None, description="the assessor flagged the pair for the organizers")
+    comment: Annotated[str, a_text(MAX_COMMENT)] | None = Field(
+        default=None, description="the assessor's comment to the organizers (with a flag, usually)"
+    )
+    not_judged_reason: Annotated[str, a_text(MAX_REASON)] | None = Field(
+        default=None, description="cannot judge: the assessor's reason; the row then has no label"
+    )
 
     @model_validator(mode="before")
     @classmethod

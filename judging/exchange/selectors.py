@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from django.db.models import Value
+from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 
 from assess.arrays import int_columns
@@ -15,7 +15,7 @@ from assess.models import Citation, Passage, Sentence
 from judging.exchange.nist import NIST_SUPPORT_CODE
 from judging.exchange.qrels import QrelsLevel
 from judging.labels import LABEL_CODE, CitationLabels, LabelSet, citation_labels, labels_as_dict
-from judging.models import Judgment, NistKeys, NistSentence
+from judging.models import NOT_JUDGED, Judgment, NistKeys, NistSentence
 from judging.scope import Scope
 
 CHUNK = 5000
@@ -66,7 +66,11 @@ def exchange_rows(*, scope: Scope, label_sets: Iterable[LabelSet]) -> Iterator[d
         )
     )
     for label_set in label_sets:
-        labels = labels_as_dict(material.labels(label_set), material.citation_id)
+        decided = material.labels(label_set)
+        labels = labels_as_dict(decided, material.citation_id)
+        # The set's "cannot judge" on a citation: a row without a label, with the newest such judgment's reason.
+        for citation_id, judgment_id in _not_judged(label_set, material.citation_id, decided).items():
+            labels[citation_id] = ("", judgment_id)
         details = _judgment_details({judgment_id for _, judgment_id in labels.values()})
         for citation_id, answer_id, sentence_index, slot, passage in citations:
             found = labels.get(citation_id)
@@ -74,7 +78,7 @@ def exchange_rows(*, scope: Scope, label_sets: Iterable[LabelSet]) -> Iterator[d
                 continue
             label, judgment_id = found
             topic_id, run_id = material.answers[answer_id]
-            judge_name, judge_kind, condition, shown, seconds, created = details[judgment_id]
+            judge_name, judge_kind, condition, shown, seconds, created, flagged, comment, reason = details[judgment_id]
             yield {
                 "topic_id": topic_id,
                 "run_id": run_id,
@@ -89,6 +93,9 @@ def exchange_rows(*, scope: Scope, label_sets: Iterable[LabelSet]) -> Iterator[d
                 "seconds": seconds,
                 "created_at": created.isoformat(),
                 "label_set": label_set.spec,
+                "flagged": flagged,
+                "comment": comment,
+                "not_judged_reason": reason if not label else "",
             }
 
 
@@ -272,12 +279,45 @@ def _passage_ids(pks: set[int]) -> dict[int, str]:
     return found
 
 
-def _judgment_details(pks: set[int]) -> dict[int, tuple[str, str, str, str, float | None, Any]]:
+def _not_judged(label_set: LabelSet, citation_ids: np.ndarray, decided: CitationLabels) -> dict[int, int]:
+    """citation id -> the judgment that recorded the set's "cannot judge" of it (the newest of the set's
+    "cannot judge" judgments on the citation, else on its stored pair)."""
+    at = np.nonzero(decided.not_judged)[0]
+    if not len(at):
+        return {}
+    citations = citation_ids[at].tolist()
+    pairs = decided.pair_ids[at].tolist()
+    rows = (
+        label_set.judgments()
+        .filter(label=NOT_JUDGED)
+        .filter(Q(citation_id__in=citations) | Q(pair_id__in=[p for p in pairs if p]))
+        .order_by("pk")
+        .values_list("pk", "citation_id", "pair_id")
+    )
+    by_citation: dict[int, int] = {}
+    by_pair: dict[int, int] = {}
+    for pk, citation, pair in rows:  # oldest first: the newest wins
+        if citation is not None:
+            by_citation[citation] = pk
+        by_pair[pair] = pk
+    out: dict[int, int] = {}
+    for citation, pair in zip(citations, pairs, strict=True):
+        found = by_citation.get(citation) or by_pair.get(pair)
+        if found:
+            out[int(citation)] = found
+    return out
+
+
+JudgmentDetails = tuple[str, str, str, str, float | None, Any, bool, str, str]
+
+
+def _judgment_details(pks: set[int]) -> dict[int, JudgmentDetails]:
+    """judge, kind, condition, shown label, seconds, created, flagged, comment, not-judged reason, by judgment."""
     ids = list(pks)
-    found: dict[int, tuple[str, str, str, str, float | None, Any]] = {}
+    found: dict[int, JudgmentDetails] = {}
+    fields = ["judge__name", "judge__kind", "condition", "shown_label", "seconds", "created_at"]
+    fields += ["flagged", "comment", "not_judged_reason"]
     for start in range(0, len(ids), CHUNK):
-        for pk, name, kind, condition, shown, seconds, created in Judgment.objects.filter(
-            pk__in=ids[start : start + CHUNK]
-        ).values_list("pk", "judge__name", "judge__kind", "condition", "shown_label", "seconds", "created_at"):
-            found[pk] = (name, kind, condition, shown, seconds, created)
+        for pk, *rest in Judgment.objects.filter(pk__in=ids[start : start + CHUNK]).values_list("pk", *fields):
+            found[pk] = tuple(rest)  # type: ignore[assignment]
     return found

@@ -1,11 +1,13 @@
-// The judging page: keys, active time, the card held in advance, and the outbox (docs/judging.md).
+// The judging page: keys, active time, the cards held ahead, and sending the outbox (docs/judging.md).
 //
-// A keystroke puts the judgment in the outbox (localStorage: it survives a reload) and shows at once the card
-// the server sent in advance (`template.following-card` inside the card on screen). The outbox is sent in
-// order, one request at a time, retried with backoff until the server acknowledges each judgment; every
-// entry carries its card's submission token, so a retry stores nothing twice. The server stays the authority
-// on the queue: its answer to each submit is the next card (and the one after it), and a card shown in
-// advance that is no longer the next one (judged in another tab, a changed assignment) is replaced.
+// A keystroke puts the judgment in the outbox (judge-outbox.js; localStorage: it survives a reload) and shows
+// at once the next of the cards the server sent ahead (`template.following-card` inside the card on screen;
+// judge-cards.js). The outbox is sent in order, one request at a time, retried with backoff until the server
+// acknowledges each judgment; every entry carries its card's submission token, so a retry stores nothing
+// twice. Each request says how many cards to hold ahead (more when the measured round trip is long) and which
+// pairs this page has answered and not sent yet, so the cards that come back are the ones after them. The
+// server stays the authority on the queue: a card shown in advance that is no longer in its queue (judged in
+// another tab, a changed assignment) is replaced.
 (function () {
   "use strict";
 
@@ -13,6 +15,7 @@
   var TICK_MS = 250;
   var BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 15000, 30000];
   var SHOW_UNSAVED_AFTER_MS = 1500; // an entry answered within this is not worth a flicker of "1 unsaved"
+  var Cards = window.JudgeCards;
 
   var activeMs = 0;
   var lastTick = Date.now();
@@ -26,7 +29,7 @@
 
   function card() { return document.getElementById("pair-card"); }
   function form() { return document.getElementById("judge-form"); }
-  function tokenOf(el) { return (el && el.getAttribute("data-token")) || ""; }
+  var tokenOf = Cards.tokenOf;
 
   function status(text, kind) {
     var el = document.getElementById("judge-status");
@@ -68,7 +71,7 @@
   var lastPassage = null;
   function showCard() {
     window.scrollTo(0, 0);
-    var answer = document.getElementById("answer-pane");
+    var answerPane = document.getElementById("answer-pane");
     var passage = document.getElementById("passage-pane");
     if (passage) {
       passage.scrollTop = 0;
@@ -77,91 +80,61 @@
       if (cue) cue.hidden = !(lastPassage !== null && id === lastPassage);
       lastPassage = id;
     }
-    if (answer) {
-      var sentence = answer.querySelector(".judged-sentence");
-      answer.scrollTop = 0;
-      if (sentence && sentence.offsetTop + sentence.offsetHeight > answer.clientHeight) {
-        answer.scrollTop = Math.max(0, sentence.offsetTop - answer.clientHeight / 3);
+    if (answerPane) {
+      var sentence = answerPane.querySelector(".judged-sentence");
+      answerPane.scrollTop = 0;
+      if (sentence && sentence.offsetTop + sentence.offsetHeight > answerPane.clientHeight) {
+        answerPane.scrollTop = Math.max(0, sentence.offsetTop - answerPane.clientHeight / 3);
       }
     }
   }
 
-  // --- cards -------------------------------------------------------------------------------------
-  var following = null; // the HTML of the card that comes after the one on screen, when the server sent it
+  // --- cards ---------------------------------------------------------------------------------------
+  var held = []; // the HTML of the cards that come after the one on screen, in queue order, as the server sent them
   var waiting = false; // the card on screen is answered; the next one comes with the server's answer
-  var loading = false; // a card asked for by `u` is on its way
-
-  // A card as the server rendered it, and the card after it that it holds (or null). Anything else (a login
-  // page, Django's error page with DEBUG on) is not a card and is never shown.
-  function parseCard(html) {
-    var t = document.createElement("template");
-    t.innerHTML = html;
-    var el = t.content.firstElementChild;
-    while (el && el.id !== "pair-card") el = el.nextElementSibling;
-    if (!el) return null;
-    var held = el.querySelector("template.following-card");
-    var next = null;
-    if (held) { next = held.innerHTML; held.remove(); }
-    return { el: el, following: next };
-  }
+  var loading = false; // a card asked for by `u` (or Esc) is on its way
+  var roundTrip = 0; // the submits' round trip, ms (a moving average): more of it, more cards held ahead
+  var reasonChosen = false; // the cannot-judge reason was picked in its list on this card (the mouse)
 
   function install(el) {
     var current = card();
     if (current) current.replaceWith(el);
+    reasonChosen = false;
     resetForCard();
+    settle();
+  }
+
+  // The cards this page has held lately, by token: the server sends a card the page said it holds as its token.
+  var seen = {};
+  var seenOrder = [];
+  function remember(html) {
+    var token = Cards.tokenOfHtml(html);
+    if (!token || seen[token]) return;
+    seen[token] = html;
+    seenOrder.push(token);
+    while (seenOrder.length > 64) delete seen[seenOrder.shift()];
+  }
+  function lookup(token) { return seen[token] || null; }
+
+  function hold(list) {
+    held = list.map(function (x) { return typeof x === "string" ? x : x.outerHTML; });
+    held.forEach(remember);
   }
 
   function takeHeld() {
-    var held = card() && card().querySelector("template.following-card");
-    if (held) { following = held.innerHTML; held.remove(); }
+    var c = card();
+    if (!c) return;
+    var templates = c.querySelectorAll("template.following-card");
+    var list = [];
+    Array.prototype.slice.call(templates).forEach(function (t) { list.push(t.innerHTML); t.remove(); });
+    hold(list);
   }
+
+  function ahead() { return Cards.ahead(roundTrip); }
 
   // --- the outbox --------------------------------------------------------------------------------
-  // One localStorage key per entry (no read-modify-write, so two tabs cannot overwrite each other's entries);
-  // keys sort in the order answered. In memory when the browser refuses storage (then a reload loses them).
-  var memory = {};
-  var store = (function () {
-    try {
-      var probe = OUTBOX_PREFIX + "probe";
-      window.localStorage.setItem(probe, "1");
-      window.localStorage.removeItem(probe);
-      return window.localStorage;
-    } catch (e) { return null; }
-  })();
-  var seq = 0;
-
-  function outbox() {
-    var keys = [];
-    if (store) {
-      for (var i = 0; i < store.length; i++) {
-        var k = store.key(i);
-        if (k && k.indexOf(OUTBOX_PREFIX) === 0 && k !== OUTBOX_PREFIX + "probe") keys.push(k);
-      }
-    } else {
-      keys = Object.keys(memory);
-    }
-    keys.sort();
-    var entries = [];
-    keys.forEach(function (k) {
-      try {
-        var entry = JSON.parse(store ? store.getItem(k) : memory[k]);
-        if (entry && entry.url && entry.token) { entry.key = k; entries.push(entry); }
-      } catch (e) { /* not ours or damaged: leave it */ }
-    });
-    return entries;
-  }
-  function outboxAdd(entry) {
-    var key = OUTBOX_PREFIX + String(Date.now()).padStart(15, "0") + "-" + String(seq++).padStart(6, "0");
-    var text = JSON.stringify(entry);
-    if (store) {
-      try { store.setItem(key, text); return; } catch (e) { /* full: keep it in memory */ }
-    }
-    memory[key] = text;
-  }
-  function outboxRemove(key) {
-    if (store) store.removeItem(key);
-    delete memory[key];
-  }
+  var box = window.JudgeOutbox(OUTBOX_PREFIX);
+  function outbox() { return box.entries(); }
 
   function ownEntries() {
     return outbox().filter(function (e) { return e.assignment === pageAssignment; });
@@ -177,6 +150,7 @@
 
   var inflight = false;
   var recovering = false; // the page said that answers wait: it says when they are all stored
+  var warned = false; // "Not saved yet" is on the page: it goes once every answer is stored
   var failures = 0;
   var retryTimer = null;
 
@@ -192,13 +166,27 @@
       body.append(name, entry[name] == null ? "" : entry[name]);
     });
     if (entry.flagged) body.append("flagged", "on");
+    // The pairs answered after this one, not sent yet: the cards that come back are those after them.
+    var later = entries.slice(1).filter(function (e) { return e.assignment === entry.assignment && e.pair_id; });
+    body.append("skip", later.slice(0, 500).map(function (e) { return e.pair_id; }).join(","));
+    body.append("ahead", String(ahead()));
+    // The cards it holds: they come back as their tokens only (when this answer is of this page).
+    if (entry.assignment === pageAssignment) {
+      body.append("known", held.slice(0, 12).map(Cards.pairOf).filter(Boolean).join(","));
+    }
+    var sent = Date.now();
     fetch(entry.url, {
       method: "POST",
       body: body,
       credentials: "same-origin",
       headers: { "X-CSRFToken": csrfToken(), "HX-Request": "true" },
     }).then(function (response) {
-      return response.text().then(function (text) { answered(entry, response, text); });
+      return response.text().then(function (text) {
+        var took = Date.now() - sent;
+        roundTrip = roundTrip ? 0.7 * roundTrip + 0.3 * took : took;
+        document.body.setAttribute("data-round-trip", String(Math.round(roundTrip)));
+        answered(entry, response, text);
+      });
     }, function () {
       failed("no connection to the server", false);
     });
@@ -206,12 +194,13 @@
 
   function answered(entry, response, text) {
     inflight = false;
-    var parsed = response.ok ? parseCard(text) : null;
+    var parsed = response.ok ? Cards.parse(text, lookup) : null;
     if (parsed) {
-      outboxRemove(entry.key);
-      if ((failures || recovering) && !outbox().length) {
+      box.remove(entry.key);
+      if ((failures || recovering || warned) && !outbox().length) {
         status("Saved: every answer is stored.", "ok");
         recovering = false;
+        warned = false;
       }
       failures = 0;
       if (entry.assignment === pageAssignment) reconcile(parsed);
@@ -223,12 +212,13 @@
       failed("server error " + response.status, false);
     } else {
       // Refused for good (the pair left the assignment, the assignment was removed): never stored, not retried.
-      outboxRemove(entry.key);
+      box.remove(entry.key);
       var plain = (response.headers.get("Content-Type") || "").indexOf("text/plain") === 0;
       status("One answer was refused by the server and is NOT saved: " +
         (plain ? text.slice(0, 300) : "error " + response.status) +
         ". The pair stays in your queue if it is still yours; tell your organizer if this repeats.", "error");
       failures = 0;
+      warned = false;
       if (!ownEntries().length) resync();
       pump();
     }
@@ -237,19 +227,20 @@
   function failed(reason, loggedOut) {
     inflight = false;
     failures += 1;
+    warned = true;
     var delay = BACKOFF_MS[Math.min(failures - 1, BACKOFF_MS.length - 1)];
     var n = outbox().length;
     var kept = n + (n === 1 ? " answer is" : " answers are") + " kept in this browser, not yet saved on the server";
     if (loggedOut) {
-      var box = document.createElement("span");
-      box.appendChild(document.createTextNode("Not saved: " + reason + ". " + kept + ". "));
+      var line = document.createElement("span");
+      line.appendChild(document.createTextNode("Not saved: " + reason + ". " + kept + ". "));
       var link = document.createElement("a");
       link.href = "/accounts/login/?next=" + encodeURIComponent(pageUrl);
       link.target = "_blank";
       link.textContent = "Log in again in a new tab";
-      box.appendChild(link);
-      box.appendChild(document.createTextNode("; they are sent as soon as you are back. Keep this tab open."));
-      status(box, "error");
+      line.appendChild(link);
+      line.appendChild(document.createTextNode("; they are sent as soon as you are back. Keep this tab open."));
+      status(line, "error");
     } else {
       status("Not saved yet: " + reason + ". " + kept + "; retrying in " + Math.round(delay / 1000 * 10) / 10 +
         " s (try " + failures + "). You can keep this tab open; nothing is lost. If this lasts, tell your organizer.",
@@ -270,25 +261,18 @@
   window.addEventListener("online", retryNow);
   window.addEventListener("focus", retryNow);
 
-  // The server's next card after a stored judgment, against what the page shows. `parsed` is the next card of
-  // the queue once the acknowledged judgment is stored (and the one after it); the page's own answers still in
-  // the outbox come first, so it can only be compared once at most one of them is left.
+  // The server's queue after a stored judgment, against what the page shows. Its cards are the queue's next
+  // ones after the acknowledged judgment and the answers this page said it had not sent; the page's answers
+  // still in the outbox are left out of them, and what is left is what should be on screen, then held.
   function reconcile(parsed) {
-    var rest = ownEntries();
-    var target = null;
-    var targetFollowing = null;
-    if (rest.length === 0) {
-      target = parsed.el;
-      targetFollowing = parsed.following;
-    } else if (rest.length === 1 && rest[0].token === tokenOf(parsed.el) && parsed.following) {
-      target = parseCard(parsed.following);
-      target = target && target.el;
-    }
-    if (!target) return;
+    var answeredTokens = ownEntries().map(function (e) { return e.token; });
+    var queue = Cards.unanswered(parsed, answeredTokens);
+    if (!queue.length) return; // every card it sent is answered already: the next answer says more
+    var target = queue[0];
     var current = card();
     if (waiting) {
       waiting = false;
-      following = targetFollowing;
+      hold(queue.slice(1));
       install(target);
       actOnQueued();
       return;
@@ -296,22 +280,30 @@
     var kind = current && current.getAttribute("data-kind");
     if (kind === "back" || loading) return; // the assessor chose that card; it is not the queue's
     if (tokenOf(target) === tokenOf(current) && target.getAttribute("data-state") === current.getAttribute("data-state")) {
-      if (rest.length === 0) following = targetFollowing;
-      // The held card was rendered one answer early: the server's copy brings progress and today's figures.
+      // The card on screen was held: the server's copy brings progress and today's figures.
       var fresh = target.querySelector(".judge-progress");
       var shown = current.querySelector(".judge-progress");
       if (fresh && shown) shown.replaceWith(fresh);
+      var known = held.map(Cards.tokenOfHtml);
+      var sent = queue.slice(1);
+      var agrees = sent.every(function (el, i) { return i >= known.length || tokenOf(el) === known[i]; });
+      if (!agrees || sent.length > known.length) hold(sent);
+      settle();
       return;
     }
-    following = targetFollowing;
+    hold(queue.slice(1));
     install(target);
     status("The pair that was on screen had already been judged (in another tab?) or has left your assignment: " +
       "here is your next pair.", "warning");
   }
 
+  function withAhead(url) {
+    return url + (url.indexOf("?") === -1 ? "?" : "&") + "ahead=" + ahead();
+  }
+
   function resync() {
-    fetch(pageUrl, { credentials: "same-origin", headers: { "HX-Request": "true" } })
-      .then(function (response) { return response.text().then(function (text) { return response.ok ? parseCard(text) : null; }); })
+    fetch(withAhead(pageUrl), { credentials: "same-origin", headers: { "HX-Request": "true" } })
+      .then(function (response) { return response.text().then(function (text) { return response.ok ? Cards.parse(text, lookup) : null; }); })
       .then(function (parsed) { if (parsed && !ownEntries().length) reconcile(parsed); }, function () {});
   }
 
@@ -328,11 +320,17 @@
   }
   setInterval(showUnsaved, 500);
 
+  // The keys that answer or move. They wait in `queued`, in order, while the next card is not there yet.
+  var QUEUED_KEYS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "f", "p", "n", "0", "s", "Enter", "u", "Backspace", "x", "Escape"];
+  var queued = [];
+
   // Ready = nothing waits: every answer acknowledged, no key queued, the card on screen unanswered.
   function settle() {
     var idle = !inflight && !waiting && !loading && !queued.length && !outbox().length;
     document.body.setAttribute("data-judge", idle ? "ready" : "busy");
     document.body.setAttribute("data-unsaved", String(outbox().length));
+    document.body.setAttribute("data-held", String(held.length));
+    document.body.setAttribute("data-ahead", String(ahead()));
   }
 
   window.addEventListener("beforeunload", function (evt) {
@@ -348,25 +346,26 @@
     var current = card();
     if (!f || !current) return;
     tick();
+    closeReasons();
     var reason = f.querySelector("[name=not_judged_reason]");
-    var box = f.querySelector("[name=flagged]");
+    var flag = f.querySelector("[name=flagged]");
     var comment = f.querySelector("[name=comment]");
-    outboxAdd({
+    box.add({
       url: f.getAttribute("action"),
       assignment: pageAssignment,
       pair_id: f.querySelector("[name=pair_id]").value,
       token: f.querySelector("[name=token]").value,
       label: button.value,
       seconds: (activeMs / 1000).toFixed(2),
-      flagged: !!(box && box.checked),
+      flagged: !!(flag && flag.checked),
       comment: comment ? comment.value : "",
-      not_judged_reason: reason ? reason.value : "",
+      not_judged_reason: button.value === "" && reason ? reason.value : "",
       at: Date.now(),
     });
-    var held = following ? parseCard(following) : null;
-    following = null;
-    if (held) {
-      install(held.el);
+    var next = null;
+    while (held.length && !next) next = Cards.parse(held.shift());
+    if (next) {
+      install(next.el);
     } else {
       // The last pair, or typed faster than the server answers: the next card comes with its answer.
       waiting = true;
@@ -385,34 +384,69 @@
     }
   }
 
-  function goBack() {
-    var link = document.getElementById("judge-back");
-    if (!link) return;
+  // --- cannot judge: its reasons by keys (a numbered menu after 0 or s) ---------------------------------
+  function reasonMenu() { return document.getElementById("reason-menu"); }
+  function reasonsOpen() { var m = reasonMenu(); return !!(m && !m.hidden); }
+  function closeReasons() { var m = reasonMenu(); if (m) m.hidden = true; }
+
+  function cannotJudge() {
+    var menu = reasonMenu();
+    var button = form() && form().querySelector("button.choice-NJ");
+    if (!button) return;
+    if (!menu || reasonChosen) { answer(button); return; } // picked in its list already
+    menu.hidden = false;
+  }
+
+  // `n` is the reason's number in the menu (1, 2, ...), or 0 for the one selected (the first, or a revisit's).
+  function pickReason(n) {
+    var select = document.getElementById("cannot-judge-reason");
+    var button = form() && form().querySelector("button.choice-NJ");
+    if (!select || !button) return;
+    if (n > 0) {
+      if (n > select.options.length) return; // no such reason: the menu stays open
+      select.selectedIndex = n - 1;
+    }
+    answer(button);
+  }
+
+  function load(url, failedText) {
     loading = true;
     settle();
-    fetch(link.getAttribute("href"), { credentials: "same-origin", headers: { "HX-Request": "true" } })
+    fetch(withAhead(url), { credentials: "same-origin", headers: { "HX-Request": "true" } })
       .then(function (response) {
-        return response.text().then(function (text) { return response.ok ? parseCard(text) : null; });
+        return response.text().then(function (text) { return response.ok ? Cards.parse(text, lookup) : null; });
       })
       .then(function (parsed) {
         loading = false;
         if (parsed) {
-          following = parsed.following;
+          hold(parsed.held);
           install(parsed.el);
         } else {
-          status("The previous pair could not be loaded (you may be logged out). Press u to try again.", "error");
+          status(failedText + " (you may be logged out).", "error");
         }
         actOnQueued();
       }, function () {
         loading = false;
-        status("The previous pair could not be loaded: no connection to the server. Press u to try again.", "error");
+        status(failedText + ": no connection to the server.", "error");
         actOnQueued();
       });
   }
 
-  // The keys that answer or move. They wait in `queued`, in order, while the next card is not there yet.
-  var QUEUED_KEYS = ["1", "2", "3", "f", "p", "n", "0", "s", "Enter", "u", "Backspace", "x"];
-  var queued = [];
+  function goBack() {
+    var link = document.getElementById("judge-back");
+    if (!link) return;
+    load(link.getAttribute("href"), "The previous pair could not be loaded. Press u to try again");
+  }
+
+  // Esc on a card changing a previous answer: leave that answer as it was, back to the queue's next card (held).
+  function leaveChange() {
+    var current = card();
+    if (!current || current.getAttribute("data-kind") !== "back") return;
+    var next = null;
+    while (held.length && !next) next = Cards.parse(held.shift());
+    if (next) install(next.el);
+    else load(pageUrl, "Your next pair could not be loaded. Press Esc to try again");
+  }
 
   function blocked(key) {
     if (waiting || loading) return true;
@@ -422,22 +456,33 @@
   }
 
   function act(key) {
-    if (key === "1" || key === "2" || key === "3" || key === "f" || key === "p" || key === "n" || key === "0" || key === "s") {
+    if (reasonsOpen()) {
+      if (/^[1-9]$/.test(key)) pickReason(Number(key));
+      else if (key === "Enter" || key === "0" || key === "s") pickReason(0);
+      else if (key === "Escape") closeReasons();
+      return; // the other keys wait for a reason or Esc
+    }
+    if (key === "0" || key === "s") {
+      cannotJudge();
+    } else if (key === "1" || key === "2" || key === "3" || key === "f" || key === "p" || key === "n") {
       choose(key);
     } else if (key === "Enter") {
       var pre = form() && form().querySelector("button.choice.preselected");
       var next = document.getElementById("next-assignment");
-      if (pre) answer(pre);
+      if (pre && pre.classList.contains("choice-NJ")) cannotJudge();
+      else if (pre) answer(pre);
       else if (next && !form()) window.location.href = next.href;
     } else if (key === "u" || key === "Backspace") {
       goBack();
+    } else if (key === "Escape") {
+      leaveChange();
     } else if (key === "x") {
       // x flags the pair and opens the comment; on a flagged pair (a revisit keeps its flag) it unflags.
-      var box = document.getElementById("flag-box");
+      var flag = document.getElementById("flag-box");
       var comment = document.getElementById("flag-comment");
-      if (box && comment) {
-        box.checked = !box.checked;
-        if (box.checked) comment.focus();
+      if (flag && comment) {
+        flag.checked = !flag.checked;
+        if (flag.checked) comment.focus();
       }
     }
   }
@@ -455,15 +500,28 @@
     settle();
   }
 
-  // A click on a choice or on "previous pair" goes through the same queue as its key.
+  // A click on a choice, a reason of the menu or "previous pair" goes through the same queue as its key.
   document.addEventListener("click", function (evt) {
     var t = evt.target;
-    var button = t && t.closest ? t.closest("#judge-form button.choice") : null;
-    var back = t && t.closest ? t.closest("#judge-back") : null;
-    if (!button && !back) return;
+    if (!t || !t.closest) return;
+    var button = t.closest("#judge-form button.choice");
+    var back = t.closest("#judge-back");
+    var item = t.closest("#reason-menu [data-reason-key]");
+    if (!button && !back && !item) return;
     evt.preventDefault();
-    queued.push(button ? (button.getAttribute("data-keys") || "").split(" ")[0] : "u");
+    if (item) {
+      queued.push(item.getAttribute("data-reason-key"));
+    } else if (button && button.classList.contains("choice-NJ") && reasonsOpen()) {
+      queued.push("0");
+    } else {
+      queued.push(button ? (button.getAttribute("data-keys") || "").split(" ")[0] : "u");
+    }
     actOnQueued();
+  });
+
+  // A reason picked in the list (with the mouse) is the one 0 sends: no menu then.
+  document.addEventListener("change", function (evt) {
+    if (evt.target && evt.target.id === "cannot-judge-reason") reasonChosen = true;
   });
 
   document.addEventListener("keydown", function (evt) {
@@ -476,7 +534,7 @@
     }
     var key = evt.key.length === 1 ? evt.key.toLowerCase() : evt.key;
     // g (the guidelines) is static/js/guidelines.js's key: it takes it before this listener sees it.
-    if (key === "l") {
+    if (key === "l" && !reasonsOpen()) {
       var list = document.getElementById("judged-list");
       if (list) { window.location.href = list.href; evt.preventDefault(); }
       return;
@@ -491,13 +549,19 @@
   // --- start ---------------------------------------------------------------------------------------
   takeHeld();
   resetForCard();
-  // Answers left from before a reload: if the card on screen is one of them, the next card comes with the
-  // server's answer to the last of them.
-  var onScreen = tokenOf(card());
-  if (onScreen && outbox().some(function (e) { return e.token === onScreen; })) {
-    waiting = true;
-    following = null;
-    card().setAttribute("data-answered", "");
+  // Answers left from before a reload: the cards they answered are left out (the server does not know them
+  // yet); if none of the cards sent is left, the next card comes with the server's answer to them.
+  var left = ownEntries();
+  if (left.length && card() && tokenOf(card())) {
+    var rest = Cards.unanswered({ el: card().cloneNode(true), held: held }, left.map(function (e) { return e.token; }));
+    if (!rest.length) {
+      waiting = true;
+      held = [];
+      card().setAttribute("data-answered", "");
+    } else if (tokenOf(rest[0]) !== tokenOf(card())) {
+      hold(rest.slice(1));
+      install(rest[0]);
+    }
   }
   if (outbox().length) {
     recovering = true;
