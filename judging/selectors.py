@@ -69,7 +69,8 @@ _ASSIGNMENT_FIELDS = fields_of(
     Assignment, ["id", "campaign_id", "assessor_id", "topic_id", "condition", "order", "status", "created_at"]
 )
 _CAMPAIGN_FIELDS = fields_of(
-    Campaign, ["id", "name", "depth", "guidelines", "post_edit_judge_id", "highlight_evidence"]
+    Campaign,
+    ["id", "name", "depth", "guidelines", "post_edit_judge_id", "highlight_evidence", "queue_order", "archived_at"],
 )
 _TOPIC_FIELDS = fields_of(Topic, ["id", "topic_id", "text"])
 

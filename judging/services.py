@@ -214,6 +214,14 @@ def assessor_create(*, username: str, password: str) -> User:
     return user
 
 
+class CampaignArchived(ValueError):
+    """The campaign is archived: read-only, so no new assignment or judgment (restore it first)."""
+
+    def __init__(self, campaign: Campaign) -> None:
+        self.message = f"campaign {campaign.name} is archived: it takes no new assignments or judgments (restore it)"
+        super().__init__(self.message)
+
+
 class AssignmentInUse(Exception):
     """The assignment has judgments: it stays (history is never deleted)."""
 
@@ -278,6 +286,8 @@ def assignments_create(
     (judging/blindness.py); `sample` is the sample (a study's) an adjudication assignment is made to re-judge."""
     if condition not in Condition.values:
         raise ValueError(f"unknown condition {condition!r}")
+    if campaign.archived_at is not None:
+        raise CampaignArchived(campaign)
     topics = list(topics)
     in_campaign = set(campaign.topics.values_list("pk", flat=True))
     for topic in topics:
@@ -458,6 +468,8 @@ def _submission_check(
         raise SubmissionRejected(f"unknown label {label!r}")
     if label == NOT_JUDGED and not not_judged_reason.strip():
         raise SubmissionRejected("say why the pair cannot be judged")
+    if assignment.campaign.archived_at is not None:
+        raise SubmissionRejected(CampaignArchived(assignment.campaign).message)
     context = submission_context(assignment=assignment, pair_id=pair_id)
     if context is None:
         raise SubmissionRejected("this pair is not in the assignment")
