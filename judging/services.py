@@ -30,6 +30,7 @@ from judging.models import (
     Judgment,
     Label,
     Pair,
+    QueueOrder,
 )
 from judging.pairs import normalize_sentence_text, pairs_for_citations
 from judging.queue import QueueState, SubmissionContext, submission_context, topic_counts_forget, topic_counts_judged
@@ -64,6 +65,7 @@ def campaign_create(
     guidelines: str | None = None,
     post_edit_judge: Judge | None = None,
     highlight_evidence: bool = False,
+    queue_order: str = QueueOrder.BY_TOPIC,
 ) -> Campaign:
     if depth < 1:
         raise ValueError("depth must be at least 1")
@@ -73,6 +75,7 @@ def campaign_create(
         guidelines=DEFAULT_GUIDELINES if guidelines is None else guidelines,
         post_edit_judge=post_edit_judge,
         highlight_evidence=highlight_evidence,
+        queue_order=queue_order,
     )
     campaign.runs.set(list(runs))
     campaign.topics.set(list(topics))
@@ -497,12 +500,22 @@ def _assignment_status_set(assignment: Assignment, status: AssignmentStatus) -> 
 
 
 def campaign_update(
-    *, campaign: Campaign, guidelines: str, post_edit_judge: Judge | None, highlight_evidence: bool
+    *,
+    campaign: Campaign,
+    guidelines: str,
+    post_edit_judge: Judge | None,
+    highlight_evidence: bool,
+    queue_order: str | None = None,
 ) -> Campaign:
+    """The campaign's settings; `queue_order` None keeps the order it has (judging/queue.md)."""
+    if queue_order is not None and queue_order not in QueueOrder.values:
+        raise ValueError(f"unknown queue order {queue_order!r}")
     campaign.guidelines = guidelines
     campaign.post_edit_judge = post_edit_judge
     campaign.highlight_evidence = highlight_evidence
-    campaign.save(update_fields=["guidelines", "post_edit_judge", "highlight_evidence"])
+    if queue_order is not None:
+        campaign.queue_order = queue_order
+    campaign.save(update_fields=["guidelines", "post_edit_judge", "highlight_evidence", "queue_order"])
     return campaign
 
 

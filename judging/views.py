@@ -152,6 +152,9 @@ def guidelines_read(request: HtmxHttpRequest, assignment_id: int) -> HttpRespons
 def judge(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The judging page: resumes at the first pair this assignment has not judged."""
     assignment = _own_assignment(request, assignment_id)
+    if assignment.campaign.archived_at is not None:
+        messages.info(request, services.CampaignArchived(assignment.campaign).message)
+        return redirect("judging:queue")
     return _render_state(request, queue.queue_state(assignment=assignment, following=True))
 
 
@@ -241,7 +244,17 @@ def campaigns(request: HttpRequest) -> HttpResponse:
         )
         _build(request, campaign, allow_missing_text=data["allow_missing_text"])
         return redirect("judging:campaign", campaign_id=campaign.pk)
-    return render(request, "judging/campaigns.html", {"campaigns": selectors.campaign_list(), "form": form})
+    archived = request.GET.get("archived") == "1"
+    return render(
+        request,
+        "judging/campaigns.html",
+        {
+            "campaigns": selectors.campaign_list(archived=archived),
+            "form": form,
+            "archived": archived,
+            "n_archived": Campaign.objects.filter(archived_at__isnull=False).count(),
+        },
+    )
 
 
 def _build(request: HttpRequest, campaign: Campaign, *, allow_missing_text: bool) -> None:
@@ -307,6 +320,7 @@ def campaign_settings(request: HttpRequest, campaign_id: int) -> HttpResponse:
             guidelines=form.cleaned_data["guidelines"],
             post_edit_judge=form.cleaned_data["post_edit_judge"],
             highlight_evidence=form.cleaned_data["highlight_evidence"],
+            queue_order=form.cleaned_data["queue_order"],
         )
         messages.success(request, "Settings saved.")
     else:
