@@ -27,7 +27,7 @@ from assess.models import Run, Topic
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation
 from judging.exchange.schema import SECONDS_LIMIT
-from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Label, Pair
+from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Label, Pair, QueueOrder
 
 # --- campaigns ------------------------------------------------------------------------------------
 
@@ -63,6 +63,8 @@ class CampaignOutputSerializer(serializers.ModelSerializer):
             "guidelines",
             "post_edit_judge",
             "highlight_evidence",
+            "queue_order",
+            "archived_at",
             "built_at",
             "build_summary",
             "created_at",
@@ -92,6 +94,7 @@ class CampaignInputSerializer(serializers.Serializer):
     guidelines = serializers.CharField(required=False, allow_blank=True)
     post_edit_judge = serializers.CharField(required=False, help_text="name of an LLM judge")
     highlight_evidence = serializers.BooleanField(default=False)
+    queue_order = serializers.ChoiceField(choices=QueueOrder.choices, default=QueueOrder.BY_TOPIC)
     allow_missing_text = serializers.BooleanField(default=False)
 
     def validate_name(self, value: str) -> str:
@@ -166,6 +169,7 @@ class CampaignViewSet(
             guidelines=v.get("guidelines"),
             post_edit_judge=v.get("post_edit_judge"),
             highlight_evidence=v["highlight_evidence"],
+            queue_order=v["queue_order"],
         )
         try:
             services.campaign_build_pairs(campaign=campaign, allow_missing_text=v["allow_missing_text"])

@@ -1,6 +1,7 @@
 """The blindness rules guarded at assignment (DESIGN §3), written once: every path that makes assignments (the
 campaign page, the API, `manage.py assign`, the study's `study_assign`, the demo) goes through
-`services.assignments_create`, which calls `assignments_check`; the campaign page lists with
+`services.assignments_create`, which calls `assignments_check` (the assignment plan's preview asks
+`candidates_violations` first, to skip whom a rule refuses); the campaign page lists with
 `blindness_violations` the existing assignments that break them.
 
 1. One assessor works one condition per topic, across campaigns that share pairs: someone who has seen the
@@ -84,6 +85,19 @@ def assignments_check(
     found = _violations(campaign=campaign, candidates=[(a, samples) for a in candidates])
     if found:
         raise BlindnessViolation(found)
+
+
+def candidates_violations(
+    *, campaign: Campaign, condition: str, candidates: Iterable[tuple[User, Topic]]
+) -> list[Violation]:
+    """Every rule that giving each (assessor, topic) of `campaign` under `condition` would break, for many
+    candidates at once and writing nothing: the assignment plan's preview (judging/planning) skips those."""
+    samples = campaign_samples(campaign_id=campaign.pk)[0]
+    rows = [
+        (Assignment(campaign=campaign, assessor=user, topic=topic, condition=condition), samples)
+        for user, topic in candidates
+    ]
+    return _violations(campaign=campaign, candidates=rows)
 
 
 def blindness_violations(*, campaign: Campaign) -> list[Violation]:

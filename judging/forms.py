@@ -109,7 +109,7 @@ class CampaignForm(forms.Form):
 class CampaignSettingsForm(forms.ModelForm):
     class Meta:
         model = Campaign
-        fields = ["guidelines", "post_edit_judge", "highlight_evidence"]
+        fields = ["guidelines", "post_edit_judge", "highlight_evidence", "queue_order"]
         widgets = {"guidelines": forms.Textarea(attrs={"rows": 8})}
         help_texts = {"guidelines": GUIDELINES_HELP}
 

@@ -67,6 +67,13 @@ class Pair(models.Model):
         return f"pair {self.pk}: {self.text[:40]!r} / {self.passage_id}"
 
 
+class QueueOrder(models.TextChoices):
+    """The order of a topic's pairs in the queue (judging/queue.md)."""
+
+    BY_TOPIC = "by_topic", "By topic: passage by passage"
+    UNCERTAIN_FIRST = "uncertain_first", "Uncertain first: LLM judges disagree, then LLM PS or NS"
+
+
 class Campaign(models.Model):
     name = models.CharField(max_length=128, unique=True)
     runs = models.ManyToManyField(Run, related_name="campaigns", blank=True)
@@ -82,16 +89,31 @@ class Campaign(models.Model):
         help_text="The LLM judge whose labels post-editing shows.",
     )
     highlight_evidence = models.BooleanField(default=False)
+    queue_order = models.CharField(
+        max_length=16, choices=QueueOrder.choices, default=QueueOrder.BY_TOPIC, db_default=QueueOrder.BY_TOPIC
+    )
+    archived_at = models.DateTimeField(
+        null=True, blank=True, help_text="Set while archived: read-only, out of the default lists, restorable."
+    )
     built_at = models.DateTimeField(null=True, blank=True)
     build_summary = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at"]
-        constraints = [models.CheckConstraint(condition=models.Q(depth__gte=1), name="campaign_depth_positive")]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(depth__gte=1), name="campaign_depth_positive"),
+            models.CheckConstraint(
+                condition=models.Q(queue_order__in=["by_topic", "uncertain_first"]), name="campaign_queue_order_known"
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_archived(self) -> bool:
+        return self.archived_at is not None
 
 
 class CitationPair(models.Model):

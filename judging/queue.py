@@ -19,6 +19,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 
 from assess.models import Passage
@@ -30,6 +31,7 @@ from judging.models import (
     Condition,
     Judgment,
     Label,
+    QueueOrder,
 )
 from judging.samples import sample_pair_count, sample_pairs
 from judging.tokens import submission_token
@@ -63,8 +65,35 @@ def _has_llm_label(assignment: Assignment) -> Q:
     return Q(Exists(Judgment.objects.filter(judge_id=judge_id, pair_id=OuterRef("pair_id"))))
 
 
+# The order of a topic's pool (`Campaign.queue_order`). By topic: the stored position (by passage, then pair).
+# Uncertain first: the pairs where two LLM judges' current labels differ (rank 0), then those an LLM judge's
+# current label calls PS or NS (rank 1), then the rest (rank 2), each rank in position order. A judge's current
+# label is its newest that is not "cannot judge". Read when the queue is, so labels that arrive reorder what is
+# still pending. In portable SQL (the demo runs on SQLite); `{pair}` is the pool row's pair id column.
+_LLM_CURRENT = (
+    "FROM judging_judgment l JOIN judging_judge g ON g.id = l.judge_id"
+    " WHERE l.pair_id = {pair} AND g.kind = 'llm' AND l.label <> ''"
+    " AND NOT EXISTS (SELECT 1 FROM judging_judgment m WHERE m.judge_id = l.judge_id AND m.pair_id = l.pair_id"
+    " AND m.label <> '' AND (m.created_at > l.created_at OR (m.created_at = l.created_at AND m.id > l.id)))"
+)
+_UNCERTAINTY_RANK = (
+    f"(CASE WHEN (SELECT count(DISTINCT l.label) {_LLM_CURRENT}) > 1 THEN 0"
+    f" WHEN EXISTS (SELECT 1 {_LLM_CURRENT} AND l.label IN ('PS', 'NS')) THEN 1 ELSE 2 END)"
+)
+
+
+def uncertainty_rank_sql(pair_column: str) -> str:
+    """The uncertain-first rank of a pool row whose pair id is `pair_column` (0 first)."""
+    return _UNCERTAINTY_RANK.replace("{pair}", pair_column)
+
+
+def _uncertain_first(assignment: Assignment) -> bool:
+    return assignment.campaign.queue_order == QueueOrder.UNCERTAIN_FIRST
+
+
 def assignment_pending(*, assignment: Assignment) -> QuerySet[CampaignPair]:
-    """The pairs still to judge, in queue order: pairs citing the same passage come together.
+    """The pairs still to judge, in queue order: pairs citing the same passage come together (uncertain first:
+    after the pairs the LLM judges are least sure of).
 
     A post-edit queue holds back the pairs that have no LLM label yet."""
     judged = Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id"))
@@ -73,6 +102,9 @@ def assignment_pending(*, assignment: Assignment) -> QuerySet[CampaignPair]:
         pending = pending.filter(_has_llm_label(assignment))
     if sample_pairs(assignment=assignment) is not None:
         return pending.order_by("sample_order", "pair_id")
+    if _uncertain_first(assignment):
+        rank = RawSQL(uncertainty_rank_sql(f"{CampaignPair._meta.db_table}.pair_id"), [])
+        return pending.annotate(uncertainty=rank).order_by("uncertainty", "position")
     return pending.order_by("position")
 
 
@@ -125,7 +157,7 @@ def _next_pending(
             return []  # every pair is held back
         where.append("EXISTS (SELECT 1 FROM judging_judgment l WHERE l.judge_id = %s AND l.pair_id = cp.pair_id)")
         params.append(judge_id)
-    order = "cp.position"
+    order = f"{uncertainty_rank_sql('cp.pair_id')}, cp.position" if _uncertain_first(assignment) else "cp.position"
     order_params: list[Any] = []
     sampled = sample_pairs(assignment=assignment)
     if sampled is not None:

@@ -52,9 +52,9 @@ from judging.queue import LABEL_NAMES, assignments_with_progress
 
 
 def assessor_assignments(*, user: AbstractBaseUser) -> QuerySet[Assignment]:
-    return assignments_with_progress(
-        Assignment.objects.filter(assessor_id=user.pk).select_related("campaign", "topic")
-    ).order_by("order", "pk")
+    """The assessor's assignments in campaigns that are not archived (an archived one takes no judgment)."""
+    mine = Assignment.objects.filter(assessor_id=user.pk, campaign__archived_at__isnull=True)
+    return assignments_with_progress(mine.select_related("campaign", "topic")).order_by("order", "pk")
 
 
 def assessor_assignment_get(*, user: AbstractBaseUser, assignment_id: int) -> Assignment | None:
@@ -79,7 +79,8 @@ _ASSIGNMENT_FIELDS = fields_of(
     Assignment, ["id", "campaign_id", "assessor_id", "topic_id", "condition", "order", "status", "created_at"]
 )
 _CAMPAIGN_FIELDS = fields_of(
-    Campaign, ["id", "name", "depth", "guidelines", "post_edit_judge_id", "highlight_evidence"]
+    Campaign,
+    ["id", "name", "depth", "guidelines", "post_edit_judge_id", "highlight_evidence", "queue_order", "archived_at"],
 )
 _TOPIC_FIELDS = fields_of(Topic, ["id", "topic_id", "text"])
 
@@ -229,12 +230,13 @@ def _count_of(qs: QuerySet[Any], key: str, counted: str = "pk", *, distinct: boo
     return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
 
 
-def campaign_list() -> QuerySet[Campaign]:
+def campaign_list(*, archived: bool = False) -> QuerySet[Campaign]:
     """The campaigns with their progress, in one query (a subquery per figure, so no join multiplies another):
     `n_runs`, `n_topics`, `n_pairs` (the pool's pairs), `n_judged` (pool pairs that an assignment of the
     campaign on their topic has judged, "cannot judge" included: the queue's notion of done), `percent_done`
     (of the pairs, rounded down to 0.1, None for an empty pool), `n_assessors`, `n_assignments` and
-    `last_judged` (the newest judgment made in the campaign's assignments)."""
+    `last_judged` (the newest judgment made in the campaign's assignments). The archived campaigns are left
+    out, or (`archived`) are the only ones."""
     pk = OuterRef("pk")
     pairs = CampaignPair.objects.filter(campaign_id=pk)
     judged_here = Judgment.objects.filter(
@@ -244,14 +246,18 @@ def campaign_list() -> QuerySet[Campaign]:
     )
     assignments = Assignment.objects.filter(campaign_id=pk)
     newest = Judgment.objects.filter(assignment__campaign_id=pk).order_by().values("assignment__campaign_id")
-    qs = Campaign.objects.select_related("post_edit_judge").annotate(
-        n_runs=_count_of(Campaign.runs.through.objects.filter(campaign_id=pk), "campaign_id"),
-        n_topics=_count_of(Campaign.topics.through.objects.filter(campaign_id=pk), "campaign_id"),
-        n_pairs=_count_of(pairs, "campaign_id"),
-        n_judged=_count_of(pairs.filter(Exists(judged_here)), "campaign_id"),
-        n_assessors=_count_of(assignments, "campaign_id", "assessor_id", distinct=True),
-        n_assignments=_count_of(assignments, "campaign_id"),
-        last_judged=Subquery(newest.annotate(t=Max("created_at")).values("t")),
+    qs = (
+        Campaign.objects.select_related("post_edit_judge")
+        .filter(archived_at__isnull=not archived)
+        .annotate(
+            n_runs=_count_of(Campaign.runs.through.objects.filter(campaign_id=pk), "campaign_id"),
+            n_topics=_count_of(Campaign.topics.through.objects.filter(campaign_id=pk), "campaign_id"),
+            n_pairs=_count_of(pairs, "campaign_id"),
+            n_judged=_count_of(pairs.filter(Exists(judged_here)), "campaign_id"),
+            n_assessors=_count_of(assignments, "campaign_id", "assessor_id", distinct=True),
+            n_assignments=_count_of(assignments, "campaign_id"),
+            last_judged=Subquery(newest.annotate(t=Max("created_at")).values("t")),
+        )
     )
     share = Floor(Value(1000.0) * F("n_judged") / F("n_pairs")) / Value(10.0)
     return qs.annotate(percent_done=Case(When(n_pairs=0, then=None), default=share, output_field=FloatField()))

@@ -31,6 +31,7 @@ from judging.models import (
     Judgment,
     Label,
     Pair,
+    QueueOrder,
 )
 from judging.pairs import normalize_sentence_text, pairs_for_citations
 from judging.queue import QueueState, SubmissionContext, submission_context, topic_counts_forget, topic_counts_judged
@@ -65,6 +66,7 @@ def campaign_create(
     guidelines: str | None = None,
     post_edit_judge: Judge | None = None,
     highlight_evidence: bool = False,
+    queue_order: str = QueueOrder.BY_TOPIC,
 ) -> Campaign:
     if depth < 1:
         raise ValueError("depth must be at least 1")
@@ -74,6 +76,7 @@ def campaign_create(
         guidelines=DEFAULT_GUIDELINES if guidelines is None else guidelines,
         post_edit_judge=post_edit_judge,
         highlight_evidence=highlight_evidence,
+        queue_order=queue_order,
     )
     campaign.runs.set(list(runs))
     campaign.topics.set(list(topics))
@@ -215,6 +218,14 @@ def assessor_create(*, username: str, password: str) -> User:
     return user
 
 
+class CampaignArchived(ValueError):
+    """The campaign is archived: read-only, so no new assignment or judgment (restore it first)."""
+
+    def __init__(self, campaign: Campaign) -> None:
+        self.message = f"campaign {campaign.name} is archived: it takes no new assignments or judgments (restore it)"
+        super().__init__(self.message)
+
+
 class AssignmentInUse(Exception):
     """The assignment has judgments: it stays (history is never deleted)."""
 
@@ -279,6 +290,8 @@ def assignments_create(
     (judging/blindness.py); `sample` is the sample (a study's) an adjudication assignment is made to re-judge."""
     if condition not in Condition.values:
         raise ValueError(f"unknown condition {condition!r}")
+    if campaign.archived_at is not None:
+        raise CampaignArchived(campaign)
     topics = list(topics)
     in_campaign = set(campaign.topics.values_list("pk", flat=True))
     for topic in topics:
@@ -464,6 +477,8 @@ def _submission_check(
         raise SubmissionRejected(f"unknown label {label!r}")
     if label == NOT_JUDGED and not not_judged_reason.strip():
         raise SubmissionRejected("say why the pair cannot be judged")
+    if assignment.campaign.archived_at is not None:
+        raise SubmissionRejected(CampaignArchived(assignment.campaign).message)
     context = submission_context(assignment=assignment, pair_id=pair_id)
     if context is None:
         raise SubmissionRejected("this pair is not in the assignment")
@@ -491,12 +506,22 @@ def _assignment_status_set(assignment: Assignment, status: AssignmentStatus) -> 
 
 
 def campaign_update(
-    *, campaign: Campaign, guidelines: str, post_edit_judge: Judge | None, highlight_evidence: bool
+    *,
+    campaign: Campaign,
+    guidelines: str,
+    post_edit_judge: Judge | None,
+    highlight_evidence: bool,
+    queue_order: str | None = None,
 ) -> Campaign:
+    """The campaign's settings; `queue_order` None keeps the order it has (judging/queue.md)."""
+    if queue_order is not None and queue_order not in QueueOrder.values:
+        raise ValueError(f"unknown queue order {queue_order!r}")
     campaign.guidelines = guidelines
     campaign.post_edit_judge = post_edit_judge
     campaign.highlight_evidence = highlight_evidence
-    campaign.save(update_fields=["guidelines", "post_edit_judge", "highlight_evidence"])
+    if queue_order is not None:
+        campaign.queue_order = queue_order
+    campaign.save(update_fields=["guidelines", "post_edit_judge", "highlight_evidence", "queue_order"])
     return campaign
 
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.urls import URLPattern, URLResolver, include, path
 
 from judging import views
+from judging.lifecycle import views as lifecycle_views
+from judging.planning import views as planning_views
 
 app_name = "judging"
 
@@ -39,6 +41,13 @@ urlpatterns: list[URLPattern | URLResolver] = [
         views.assignment_move,
         name="assignment_move",
     ),
+    # assignment by plan; the campaign's lifecycle
+    path("organize/campaigns/<int:campaign_id>/plan/", planning_views.plan_preview, name="plan_preview"),
+    path("organize/campaigns/<int:campaign_id>/plan/confirm/", planning_views.plan_confirm, name="plan_confirm"),
+    path("organize/campaigns/<int:campaign_id>/clone/", lifecycle_views.clone, name="campaign_clone"),
+    path("organize/campaigns/<int:campaign_id>/archive/", lifecycle_views.archive, name="campaign_archive"),
+    path("organize/campaigns/<int:campaign_id>/restore/", lifecycle_views.restore, name="campaign_restore"),
+    path("organize/campaigns/<int:campaign_id>/delete/", lifecycle_views.delete, name="campaign_delete"),
     path("organize/assessors/", views.assessors, name="assessors"),
     path("organize/assessors/<int:user_id>/active/", views.assessor_active, name="assessor_active"),
     path("organize/assessors/<int:user_id>/password/", views.assessor_password, name="assessor_password"),

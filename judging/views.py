@@ -165,6 +165,9 @@ def guidelines_read(request: HtmxHttpRequest, assignment_id: int) -> HttpRespons
 def judge(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The judging page: resumes at the first pair this assignment has not judged."""
     assignment = _own_assignment(request, assignment_id)
+    if assignment.campaign.archived_at is not None:
+        messages.info(request, services.CampaignArchived(assignment.campaign).message)
+        return redirect("judging:queue")
     return _render_state(request, queue.queue_state(assignment=assignment, following=True, ahead=_ahead(request)))
 
 
@@ -301,10 +304,19 @@ def campaigns(request: HttpRequest) -> HttpResponse:
         )
         _build(request, campaign, allow_missing_text=data["allow_missing_text"])
         return redirect("judging:campaign", campaign_id=campaign.pk)
-    campaigns = list(selectors.campaign_list())
+    archived = request.GET.get("archived") == "1"
+    campaigns = list(selectors.campaign_list(archived=archived))
     progress = selectors.campaigns_progress(campaign_ids=[c.pk for c in campaigns])
-    rows = [(c, progress[c.pk]) for c in campaigns]
-    return render(request, "judging/campaigns.html", {"campaigns": rows, "form": form})
+    return render(
+        request,
+        "judging/campaigns.html",
+        {
+            "campaigns": [(c, progress[c.pk]) for c in campaigns],
+            "form": form,
+            "archived": archived,
+            "n_archived": Campaign.objects.filter(archived_at__isnull=False).count(),
+        },
+    )
 
 
 def _build(request: HttpRequest, campaign: Campaign, *, allow_missing_text: bool) -> None:
@@ -371,6 +383,7 @@ def campaign_settings(request: HttpRequest, campaign_id: int) -> HttpResponse:
             guidelines=form.cleaned_data["guidelines"],
             post_edit_judge=form.cleaned_data["post_edit_judge"],
             highlight_evidence=form.cleaned_data["highlight_evidence"],
+            queue_order=form.cleaned_data["queue_order"],
         )
         messages.success(request, "Settings saved.")
     else:

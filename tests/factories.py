@@ -313,3 +313,50 @@ def campaign_apart_build(*, topic: Topic, name: str, n_sentences: int = 2) -> Ca
     campaign = campaign_create(name=name, runs=[run], topics=[topic], depth=1)
     campaign_build_pairs(campaign=campaign)
     return campaign
+
+
+def campaign_of_sizes_build(*, sizes: tuple[int, ...], name: str = "sized-campaign") -> Campaign:
+    """A campaign whose topic k holds sizes[k] pairs (one run, one sentence and passage per pair), written in bulk:
+    planning tests need many topics, and a factory per row made each one half a minute on a busy machine."""
+    from judging.models import CampaignPair, CitationPair
+    from judging.services import campaign_pairs_create
+
+    run = RunFactory()
+    stamp = f"{name}-{Topic.objects.count()}"
+    topics = Topic.objects.bulk_create(
+        [Topic(topic_id=f"{stamp}-t{k:03d}", text=f"question {k}?") for k in range(len(sizes))]
+    )
+    answers = Answer.objects.bulk_create([Answer(run=run, topic=t, references=[]) for t in topics])
+    passages = Passage.objects.bulk_create(
+        [
+            Passage(passage_id=f"{stamp}-p{k}-{i}", title="T", text=f"Passage {i} of topic {k}.", has_text=True)
+            for k, n in enumerate(sizes)
+            for i in range(n)
+        ]
+    )
+    texts = [f"Claim {i} of topic {k} in {stamp}." for k, n in enumerate(sizes) for i in range(n)]
+    owners = [answers[k] for k, n in enumerate(sizes) for _ in range(n)]
+    indexes = [i for n in sizes for i in range(n)]
+    sentences = Sentence.objects.bulk_create(
+        [Sentence(answer=a, index=i, text=t) for a, i, t in zip(owners, indexes, texts, strict=True)]
+    )
+    citations = Citation.objects.bulk_create(
+        [Citation(sentence=s, slot=0, passage=p, reference_index=0) for s, p in zip(sentences, passages, strict=True)]
+    )
+    pairs = Pair.objects.bulk_create(
+        [
+            Pair(text=normalize_sentence_text(t), text_hash=pair_text_hash(normalize_sentence_text(t)), passage=p)
+            for t, p in zip(texts, passages, strict=True)
+        ]
+    )
+    CitationPair.objects.bulk_create([CitationPair(citation=c, pair=p) for c, p in zip(citations, pairs, strict=True)])
+    campaign = CampaignFactory(name=name, depth=1)
+    campaign.runs.add(run)
+    campaign.topics.set(topics)
+    campaign_pairs_create(
+        campaign_pairs=[
+            CampaignPair(campaign=campaign, pair=p, topic=a.topic, context_citation=c)
+            for a, p, c in zip(owners, pairs, citations, strict=True)
+        ]
+    )
+    return campaign
