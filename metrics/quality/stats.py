@@ -157,8 +157,9 @@ def agreement(a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray) -> A
         return NO_AGREEMENT
     labels = list(range(len(LABELS)))
     exact = float(np.mean(codes_a == codes_b))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        kappa = _finite(float(cohen_kappa_score(codes_a, codes_b, labels=labels))) if n >= 2 else None
+    kappa = None
+    if n >= 2 and len(np.union1d(codes_a, codes_b)) >= 2:  # with one label on both sides κ is undefined
+        kappa = _finite(float(cohen_kappa_score(codes_a, codes_b, labels=labels)))
     interval = kappa_interval(confusion_matrix(codes_a, codes_b, labels=labels)) if kappa is not None else None
     low, high = interval if interval is not None else (None, None)
     return Agreement(n=n, exact=exact, kappa=kappa, kappa_low=low, kappa_high=high)
