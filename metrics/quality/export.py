@@ -119,5 +119,5 @@ def quality_csv(report: QualityReport) -> str:
         for ref in report.references:
             figure = row.references.get(ref.spec)
             cells += [getattr(figure, k) if figure else None for k in AGREEMENT_FIELDS]
-        writer.writerow([csv_safe_cell(c) for c in cells])
+        writer.writerow([csv_safe_cell(round(c, 6) if isinstance(c, float) else c) for c in cells])
     return out.getvalue()

@@ -4,7 +4,6 @@ over time, and the heat map of Cohen's κ between every two assessors on the pai
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -29,8 +28,9 @@ def kappa_heatmap(
     `cells[i][j]` is None on the diagonal."""
     size = len(names)
     cell = 64 if size <= 8 else 44
-    left, top = 150, 130
-    width, height = left + cell * size + 10, top + cell * size + 10
+    longest = max((len(n) for n in names), default=10)
+    left, top = 16 + 7 * longest, 20 + 5 * longest
+    width, height = left + cell * size + 5 * longest, top + cell * size + 10
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="plot kappa-heatmap" viewBox="0 0 {width} {height}" '
         f'width="{width}" height="{height}" role="img" aria-label="Cohen\'s kappa between assessors, over the {unit} '
@@ -70,13 +70,14 @@ def kappa_heatmap(
 
 
 def speed_plot(series: Sequence[tuple[str, Sequence[SpeedPoint]]], *, block: int) -> SafeString:
-    """Median seconds per judgment of each block of `block` judgments, against time (UTC), one line per assessor."""
+    """Median seconds per judgment of each block of `block` judgments against the assessor's active hours, one
+    line per assessor."""
     points = [p for _, s in series for p in s]
-    width, height, left, right, top, bottom = 620, 300, 56, 150, 30, 46
+    width, height, left, right, top, bottom = 640, 300, 56, 170, 30, 46
     plot_w, plot_h = width - left - right, height - top - bottom
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="plot speed-plot" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" role="img" aria-label="median seconds per judgment over time">',
+        f'width="{width}" height="{height}" role="img" aria-label="median seconds per judgment over active hours">',
         f'<text x="{left + plot_w / 2}" y="16" text-anchor="middle" class="plot-title">Median seconds per judgment, '
         f"per {block} judgments</text>",
         f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#dde1e6"/>',
@@ -87,46 +88,42 @@ def speed_plot(series: Sequence[tuple[str, Sequence[SpeedPoint]]], *, block: int
         )
         parts.append("</svg>")
         return mark_safe("".join(parts))
-    start = min(p.at for p in points)
-    end = max(p.at for p in points)
-    span = max((end - start).total_seconds(), 1.0)
+    span = max(max(p.active_hours for p in points), 1 / 60)
     peak = max(p.median_seconds for p in points) * 1.1 or 1.0
 
-    def x_of(at: datetime) -> float:
-        return left + (at - start).total_seconds() / span * plot_w
+    def x_of(hours: float) -> float:
+        return left + hours / span * plot_w
 
     def y_of(value: float) -> float:
         return top + plot_h - value / peak * plot_h
 
     for k in range(5):
-        value = peak * k / 4
+        value, hours = peak * k / 4, span * k / 4
         parts.append(
             f'<text x="{left - 6}" y="{y_of(value) + 4:.1f}" text-anchor="end" font-size="11">{value:.0f}</text>'
-        )
-    for at, anchor in ((start, "start"), (end, "end")):
-        parts.append(
-            f'<text x="{x_of(at):.1f}" y="{top + plot_h + 16}" text-anchor="{anchor}" font-size="11">'
-            f"{at.strftime('%Y-%m-%d %H:%M')}</text>"
+            f'<text x="{x_of(hours):.1f}" y="{top + plot_h + 16}" text-anchor="middle" font-size="11">{hours:.1f}</text>'
         )
     parts.append(
-        f'<text x="{left + plot_w / 2}" y="{height - 8}" text-anchor="middle" class="axis-title">time (UTC)</text>'
+        f'<text x="{left + plot_w / 2}" y="{height - 8}" text-anchor="middle" class="axis-title">active hours '
+        f"(each assessor's own)</text>"
         f'<text x="14" y="{top + plot_h / 2}" text-anchor="middle" class="axis-title" '
         f'transform="rotate(-90 14 {top + plot_h / 2})">seconds</text>'
     )
     for k, (name, speed) in enumerate(series):
         colour = COLOURS[k % len(COLOURS)]
         if speed:
-            coords = " ".join(f"{x_of(p.at):.1f},{y_of(p.median_seconds):.1f}" for p in speed)
+            coords = " ".join(f"{x_of(p.active_hours):.1f},{y_of(p.median_seconds):.1f}" for p in speed)
             parts.append(f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="1.5"/>')
             for p in speed:
                 parts.append(
-                    f'<circle cx="{x_of(p.at):.1f}" cy="{y_of(p.median_seconds):.1f}" r="2.5" fill="{colour}">'
-                    f"<title>{escape(name)}: {p.median_seconds:.1f} s ({p.at:%Y-%m-%d %H:%M})</title></circle>"
+                    f'<circle cx="{x_of(p.active_hours):.1f}" cy="{y_of(p.median_seconds):.1f}" r="2.5" fill="{colour}">'
+                    f"<title>{escape(name)}: {p.median_seconds:.1f} s at {p.active_hours:.2f} active hours</title></circle>"
                 )
         y = top + 10 + 16 * k
+        label = name if speed else f"{name} (—)"
         parts.append(
             f'<rect x="{left + plot_w + 10}" y="{y - 8}" width="10" height="10" fill="{colour}"/>'
-            f'<text x="{left + plot_w + 24}" y="{y + 1}" font-size="11">{escape(name[:20])}</text>'
+            f'<text x="{left + plot_w + 24}" y="{y + 1}" font-size="11">{escape(label[:26])}</text>'
         )
     parts.append("</svg>")
     return mark_safe("".join(parts))

@@ -95,7 +95,7 @@ class GoldAccuracy:
 
 @dataclass(frozen=True)
 class SpeedPoint:
-    at: datetime  # the block's last judgment
+    active_hours: float  # the rater's active hours up to the block's last judgment
     median_seconds: float
 
 
@@ -202,15 +202,18 @@ def drift(
 
 
 def speed_points(rows: Sequence[JudgmentRow], *, block: int = SPEED_BLOCK) -> list[SpeedPoint]:
-    """The median seconds of each block of `block` judgments (time order), placed at the block's last judgment;
-    blocks without seconds are left out."""
+    """The median seconds of each block of `block` judgments (time order), placed at the rater's active hours up
+    to the block's last judgment (so breaks and nights take no room); blocks without seconds are left out."""
     ordered = _ordered(rows)
     points: list[SpeedPoint] = []
+    elapsed = 0.0
     for start in range(0, len(ordered), block):
         chunk = ordered[start : start + block]
+        before = [ordered[start - 1].created_at] if start else []
+        elapsed += active_time([*before, *(r.created_at for r in chunk)]).total_seconds() / 3600
         seconds = [r.seconds for r in chunk if r.seconds is not None]
         if seconds:
-            points.append(SpeedPoint(at=chunk[-1].created_at, median_seconds=float(np.median(seconds))))
+            points.append(SpeedPoint(active_hours=elapsed, median_seconds=float(np.median(seconds))))
     return points
 
 

@@ -41,6 +41,7 @@ def _page(
         "heatmap": plots.kappa_heatmap(names, cells) if len(names) >= 2 else None,
         "speed": plots.speed_plot([(r.rater.spec, r.speed) for r in report.rows], block=SPEED_BLOCK),
         "speed_block": SPEED_BLOCK,
+        "drift_header": max((r.drift for r in report.rows), key=len, default=[]),
         "form": form,
         "gold_report": report_errors,
     }
