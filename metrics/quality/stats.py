@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
-from sklearn.metrics import cohen_kappa_score, confusion_matrix
+from sklearn import config_context
+from sklearn.metrics import cohen_kappa_score
 
 from judging.session import active_time
 from metrics.agreement import kappa_interval
@@ -159,8 +160,12 @@ def agreement(a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray) -> A
     exact = float(np.mean(codes_a == codes_b))
     kappa = None
     if n >= 2 and len(np.union1d(codes_a, codes_b)) >= 2:  # with one label on both sides κ is undefined
-        kappa = _finite(float(cohen_kappa_score(codes_a, codes_b, labels=labels)))
-    interval = kappa_interval(confusion_matrix(codes_a, codes_b, labels=labels)) if kappa is not None else None
+        # The codes are checked above; scikit-learn's own input checks cost more than κ on a page of many pairs.
+        with config_context(skip_parameter_validation=True, assume_finite=True):
+            kappa = _finite(float(cohen_kappa_score(codes_a, codes_b, labels=labels)))
+    size = len(LABELS)
+    matrix = np.bincount(codes_a * size + codes_b, minlength=size * size).reshape(size, size)  # rows a, columns b
+    interval = kappa_interval(matrix) if kappa is not None else None
     low, high = interval if interval is not None else (None, None)
     return Agreement(n=n, exact=exact, kappa=kappa, kappa_low=low, kappa_high=high)
 
