@@ -22,7 +22,7 @@ class QualityInputSerializer(serializers.Serializer[dict[str, Any]]):
     fmt = serializers.ChoiceField(choices=["json", "csv"], default="json", required=False)
 
 
-class AgreementOutputSerializer(serializers.Serializer[dict[str, Any]]):
+class QualityAgreementOutputSerializer(serializers.Serializer[dict[str, Any]]):
     label_set = serializers.CharField(help_text="the label set compared with")
     unit = serializers.ChoiceField(choices=["pair", "citation"])
     n = serializers.IntegerField(help_text="items both labelled, in the unit")
@@ -32,7 +32,7 @@ class AgreementOutputSerializer(serializers.Serializer[dict[str, Any]]):
     kappa_high = serializers.FloatField(allow_null=True)
 
 
-class GoldOutputSerializer(serializers.Serializer[dict[str, Any]]):
+class QualityGoldOutputSerializer(serializers.Serializer[dict[str, Any]]):
     gold = serializers.IntegerField(help_text="gold pairs of the campaign")
     labelled = serializers.IntegerField(help_text="gold pairs the assessor labelled FS, PS or NS")
     correct = serializers.IntegerField()
@@ -40,7 +40,7 @@ class GoldOutputSerializer(serializers.Serializer[dict[str, Any]]):
     accuracy = serializers.FloatField(allow_null=True)
 
 
-class DriftOutputSerializer(serializers.Serializer[dict[str, Any]]):
+class QualityDriftOutputSerializer(serializers.Serializer[dict[str, Any]]):
     first = serializers.IntegerField(help_text="1-based number of the block's first judgment")
     last = serializers.IntegerField()
     median_seconds = serializers.FloatField(allow_null=True)
@@ -62,13 +62,13 @@ class AssessorQualityOutputSerializer(serializers.Serializer[dict[str, Any]]):
     cannot_judge = serializers.IntegerField()
     cannot_judge_rate = serializers.FloatField(allow_null=True)
     flags = serializers.IntegerField()
-    gold = GoldOutputSerializer(allow_null=True)
-    agreement_with_assessors = AgreementOutputSerializer(many=True)
-    agreement_with_references = AgreementOutputSerializer(many=True)
-    drift = DriftOutputSerializer(many=True)
+    gold = QualityGoldOutputSerializer(allow_null=True)
+    agreement_with_assessors = QualityAgreementOutputSerializer(many=True)
+    agreement_with_references = QualityAgreementOutputSerializer(many=True)
+    drift = QualityDriftOutputSerializer(many=True)
 
 
-class ReferenceOutputSerializer(serializers.Serializer[dict[str, Any]]):
+class QualityReferenceOutputSerializer(serializers.Serializer[dict[str, Any]]):
     label_set = serializers.CharField()
     title = serializers.CharField()
     source = serializers.ChoiceField(choices=["llm", "nist"], help_text="an LLM judge, or NIST")  # type: ignore[assignment]
@@ -81,7 +81,7 @@ class QualityOutputSerializer(serializers.Serializer[dict[str, Any]]):
     gold_items = serializers.IntegerField()
     drift_block = serializers.IntegerField()
     drift_reference = serializers.CharField(allow_null=True)
-    references = ReferenceOutputSerializer(many=True)
+    references = QualityReferenceOutputSerializer(many=True)
     assessors = AssessorQualityOutputSerializer(many=True)
 
 

@@ -31,7 +31,7 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: no such file")
         report = gold_items_load(campaign=campaign, f=InputFile.of(path))
         if not report.ok:
-            for error in report.errors:
+            for error in sorted(report.errors, key=lambda e: e.line or 0):
                 self.stderr.write(self.style.ERROR(f"error: {error}"))
             if report.error_count > len(report.errors):
                 self.stderr.write(f"... {report.error_count - len(report.errors)} more errors")
