@@ -90,6 +90,7 @@ INSTALLED_APPS = [
     "metrics",
     "metrics.study",
     "metrics.humanbudget",
+    "metrics.quality",
     # Failed logins recorded and locked out (issue 17, point 4): its attempts and their reset are in the admin.
     "axes",
 ]

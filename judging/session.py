@@ -16,7 +16,8 @@ pairs per hour in the current working session. The rule, once:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -58,6 +59,18 @@ def session_figures(newest: Sequence[tuple[datetime, int]], *, now: datetime, to
         per_hour = (pairs - 1) / (span.total_seconds() / 3600)
     minutes = span.total_seconds() / 60
     return SessionFigures(today=today, session_pairs=pairs, session_minutes=minutes, per_hour=per_hour)
+
+
+def active_time(times: Iterable[datetime]) -> timedelta:
+    """Time spent judging across many working sessions (the assessor quality page's active hours): the sum of the
+    gaps between consecutive judgments that are at most `SESSION_GAP`, by the same rule that ends a session
+    above; a longer gap is a break and adds nothing, and the first judgment's own time is unknown. Pure."""
+    ordered = sorted(times)
+    total = timedelta(0)
+    for earlier, later in itertools.pairwise(ordered):
+        if later - earlier <= SESSION_GAP:
+            total += later - earlier
+    return total
 
 
 def assessor_session_figures(*, user: AbstractBaseUser, now: datetime | None = None) -> SessionFigures:

@@ -15,4 +15,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("metrics/judgments/import/", exchange_api.JudgmentsImportApi.as_view(), name="judgments-import"),
     path("", include("metrics.study.api_urls")),
     path("", include("metrics.humanbudget.api_urls")),
+    path("", include("metrics.quality.api_urls")),
 ]

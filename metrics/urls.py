@@ -18,4 +18,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("metrics/import/", exchange_views.upload, name="upload"),
     path("", include("metrics.study.urls")),
     path("", include("metrics.humanbudget.urls")),
+    path("", include("metrics.quality.urls")),
 ]
