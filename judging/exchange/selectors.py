@@ -15,7 +15,7 @@ from assess.models import Citation, Passage, Sentence
 from judging.exchange.nist import NIST_SUPPORT_CODE
 from judging.exchange.qrels import QrelsLevel
 from judging.labels import LABEL_CODE, CitationLabels, LabelSet, citation_labels, labels_as_dict
-from judging.models import Judgment, NistKeys, NistSentence
+from judging.models import FinalLabel, Judgment, NistKeys, NistSentence
 from judging.scope import Scope
 
 CHUNK = 5000
@@ -280,4 +280,11 @@ def _judgment_details(pks: set[int]) -> dict[int, tuple[str, str, str, str, floa
             pk__in=ids[start : start + CHUNK]
         ).values_list("pk", "judge__name", "judge__kind", "condition", "shown_label", "seconds", "created_at"):
             found[pk] = (name, kind, condition, shown, seconds, created)
+    # A final label set's reviewed labels (`judging.labels`: a final label's id, negated) name their reviewer.
+    finals = [-pk for pk in ids if pk < 0]
+    for start in range(0, len(finals), CHUNK):
+        for pk, reviewer, created in FinalLabel.objects.filter(pk__in=finals[start : start + CHUNK]).values_list(
+            "pk", "reviewer__username", "created_at"
+        ):
+            found[-pk] = (reviewer, "human", "", "", None, created)
     return found
