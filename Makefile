@@ -59,3 +59,8 @@ bench-judge:
 .PHONY: bench-keystroke
 bench-keystroke:
 	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/keystroke.py
+
+# campaign_deliverables on a campaign of about a million judgments (its own database, assess_bench_deliv).
+.PHONY: bench-deliverables
+bench-deliverables:
+	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/deliverables.py

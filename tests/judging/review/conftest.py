@@ -36,7 +36,7 @@ def review_world_build(name: str = "rev") -> ReviewWorld:
     topic = campaign.topics.get()
     alice, bob = UserFactory(username=f"{name}-alice"), UserFactory(username=f"{name}-bob")
     reviewer = UserFactory(username=f"{name}-reviewer")
-    reviewer.groups.add(Group.objects.get(name=REVIEWER_GROUP))
+    reviewer.groups.add(Group.objects.get_or_create(name=REVIEWER_GROUP)[0])  # a flushed test database lost it
     for user, labels in ((alice, ["FS"] * 6), (bob, ["FS", "FS", "NS", "", "FS", "FS"])):
         assignment = AssignmentFactory(campaign=campaign, assessor=user, topic=topic, condition=Condition.FROM_SCRATCH)
         for i, (pair_id, label) in enumerate(zip(pairs, labels, strict=True)):
