@@ -270,7 +270,9 @@ def main() -> None:
     print(f"campaign_deliverables final/bench: {seconds:.1f} s (goal 60 s)")
     print(f"zip {size / 1e6:.1f} MB ({unpacked / 1e6:.1f} MB unpacked), {len(done.files)} files + manifest")
     for entry in done.files:
-        print(f"  {entry['name']:<36} {entry['bytes'] / 1e6:8.2f} MB")
+        print(f"  {entry['name']:<36} {entry['bytes'] / 1e6:8.2f} MB  {entry.get('seconds', 0):6.1f} s")
+    for step, took in done.timings.items():
+        print(f"  {step:<36} {took:6.1f} s")
     print(f"resident memory: {before:.0f} MB before, peak {peak:.0f} MB, {peak - before:.0f} MB over the start")
     steps = [samples[int(i * (len(samples) - 1) / 9)] for i in range(10)] if samples else []
     print("  sampled: " + ", ".join(f"{t - start:.0f}s {r:.0f}MB" for t, r in steps))

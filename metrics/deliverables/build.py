@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import subprocess
+import time
 import tomllib
 import zipfile
 from collections.abc import Callable
@@ -76,17 +77,24 @@ class Deliverables:
 
     files: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)  # seconds of the steps that are not one file
 
 
 def _entry(zf: zipfile.ZipFile, done: Deliverables, name: str, write: Callable[[IO[str]], Any]) -> None:
     """One text entry, streamed into the zip through a UTF-8 writer."""
+    start = time.perf_counter()
     with zf.open(name, "w", force_zip64=True) as raw:
         sink = _Hashing(raw)
         text = io.TextIOWrapper(io.BufferedWriter(sink, CHUNK), encoding="utf-8", newline="")
         rows = write(text)
         text.flush()
         text.detach()
-    entry: dict[str, Any] = {"name": name, "bytes": sink.size, "sha256": sink.sha.hexdigest()}
+    entry: dict[str, Any] = {
+        "name": name,
+        "bytes": sink.size,
+        "sha256": sink.sha.hexdigest(),
+        "seconds": round(time.perf_counter() - start, 2),
+    }
     if isinstance(rows, int):
         entry["rows"] = rows
     done.files.append(entry)
@@ -223,7 +231,9 @@ def deliverables_write(
             "judgments.csv",
             lambda out: sheet_write(out, campaign=campaign, scope=scope, label_set=label_set),
         )
+        start = time.perf_counter()
         scores = scores_report(label_set=label_set, scope=scope, resamples=resamples)
+        done.timings["scores (with intervals)"] = round(time.perf_counter() - start, 2)
         _entry(zf, done, "scores.csv", lambda out: scores_csv(out, [scores], intervals=True))
         _entry(zf, done, "scores.json", lambda out: agreement_json(out, scores.as_dict()))
         _entry(
@@ -233,6 +243,7 @@ def deliverables_write(
             lambda out: topic_scores_csv(out, [topic_scores_report(label_set=label_set, scope=scope)]),
         )
         reports = []
+        start = time.perf_counter()
         for other in partners:
             try:
                 reports.append(agreement_report(a=label_set, b=other, scope=scope, resamples=resamples))
@@ -256,6 +267,7 @@ def deliverables_write(
                     _binary_entry(zf, done, f"figures/{file_stem(name)}.{fmt}", figure_bytes(figure, fmt))
         else:
             done.skipped.append({"what": "figures", "why": "no other label set to draw the label set against"})
+        done.timings["agreement files and figures"] = round(time.perf_counter() - start, 2)
         sets = [label_set] + ([label_set_final(campaign)] if label_set.kind != LabelSetKind.FINAL else []) + partners
         manifest = {
             "campaign": campaign_settings(campaign),
@@ -267,6 +279,7 @@ def deliverables_write(
             "created_at": datetime.now(UTC).isoformat(),
             "files": done.files,
             "skipped": done.skipped,
+            "seconds": done.timings,
         }
         data = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode()
         with zf.open("manifest.json", "w") as raw:

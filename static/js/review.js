@@ -8,6 +8,11 @@
     if (window.htmx) window.htmx.trigger(link, "click");
     else window.location.href = link.href;
   }
+  // htmx keeps the focus on an input of the same id across a swap: a new pair starts with the keys, not typing.
+  document.addEventListener("htmx:afterSettle", function () {
+    var active = document.activeElement;
+    if (active && active.id === "review-reason") active.blur();
+  });
   document.addEventListener("keydown", function (evt) {
     if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
     var target = evt.target;

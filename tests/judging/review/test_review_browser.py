@@ -48,6 +48,7 @@ def _wait_for_pair_other_than(page: Any, pair: int) -> None:
 def test_a_reviewer_sets_final_labels_by_keys(live_server: Any, page: Any) -> None:
     # given
     world = review_world_build()
+    page.set_default_timeout(60_000)  # the machine is shared: the first page of a live server can be slow
     browser_login(page, live_server, world.reviewer.username)
     page.goto(f"{live_server.url}/review/{world.campaign.pk}/")
     page.wait_for_selector("#review-item[data-pair]")
@@ -86,13 +87,14 @@ def test_an_organizer_downloads_the_deliverables_from_the_campaign_page(live_ser
     # given
     world = review_world_build(name="shots")
     OrganizerFactory(username="boss")
+    page.set_default_timeout(60_000)
     browser_login(page, live_server, "boss")
     page.goto(f"{live_server.url}/organize/campaigns/{world.campaign.pk}/")
     _fits(page, "campaign-deliverables")
 
     # when
-    with page.expect_download(timeout=120_000) as download:
-        page.click("#deliverables-button")
+    with page.expect_download(timeout=300_000) as download:  # the zip is built before its first byte
+        page.click("#deliverables-button", no_wait_after=True)
     data = Path(download.value.path()).read_bytes()
 
     # then
