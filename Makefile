@@ -65,3 +65,8 @@ bench-keystroke:
 # MINUTES=1 for a shorter run.
 bench-soak:
 	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/soak.py --minutes $(or $(MINUTES),20)
+
+# campaign_deliverables on a campaign of about a million judgments (its own database, assess_bench_deliv).
+.PHONY: bench-deliverables
+bench-deliverables:
+	bash scripts/venv.sh test && bash scripts/services.sh && $(PY) bench/deliverables.py

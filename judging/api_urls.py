@@ -6,6 +6,7 @@ from rest_framework.routers import SimpleRouter
 from judging import api
 from judging.lifecycle import api as lifecycle_api
 from judging.planning import api as planning_api
+from judging.review import api as review_api
 
 router = SimpleRouter()
 router.register("campaigns", api.CampaignViewSet, basename="campaign")
@@ -22,6 +23,13 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("campaigns/<int:campaign_id>/archive/", lifecycle_api.ArchiveView.as_view(), name="campaign-archive"),
     path("campaigns/<int:campaign_id>/restore/", lifecycle_api.RestoreView.as_view(), name="campaign-restore"),
     path("campaigns/<int:campaign_id>/delete/", lifecycle_api.DeleteView.as_view(), name="campaign-delete"),
+    path("campaigns/<int:campaign_id>/review/", review_api.ReviewQueueView.as_view(), name="review-queue"),
+    path("campaigns/<int:campaign_id>/review/<int:pair_id>/", review_api.ReviewPairView.as_view(), name="review-pair"),
+    path(
+        "campaigns/<int:campaign_id>/review/<int:pair_id>/final/",
+        review_api.FinalLabelView.as_view(),
+        name="review-final",
+    ),
     *router.urls,
     # LLM pre-labelling
     path("", include("judging.llm.api_urls")),

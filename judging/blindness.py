@@ -24,7 +24,7 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Exists, OuterRef
 
 from assess.models import Topic
-from judging.labels import LabelSetError, label_set_get
+from judging.labels import LabelSetError, is_final_spec, label_set_get
 from judging.models import Assignment, Campaign, CampaignPair, Condition, Judge, JudgeKind, Judgment
 from judging.samples import SampleJudges, campaign_samples
 
@@ -251,7 +251,8 @@ def _study_judge_violations(
     found = []
     for sample in samples:
         for side, spec in sample.label_sets:
-            if judge.name == spec.partition("/")[0] or judge.pk in named.get(spec, frozenset()):
+            named_judge = not is_final_spec(spec) and judge.name == spec.partition("/")[0]
+            if named_judge or judge.pk in named.get(spec, frozenset()):
                 conflict = f"in label set {side} ({spec}) of {sample.name}, one of the study's judges"
                 found.append(
                     _violation(

@@ -8,6 +8,9 @@ A **label set** is what every score, agreement figure and export is computed fro
 - `campaign:NAME/CONDITION`: the assessors who judged in that campaign, in that condition, through its
   assignments.
 - `group:NAME/CONDITION`: the assessors of a named user group (Django's auth groups), in that condition.
+- `final/CAMPAIGN`: the campaign's final labels (judging/review/): a reviewer's current final label of a pair
+  where there is one, else the majority of the campaign's assessors in every condition (ties go to the
+  adjudicated label as for a campaign set; a tie nobody resolved is left out and waits in the review queue).
 
 **A citation's label in a set** is, for each judge of the set, its newest judgment made on this very
 citation; a citation with none takes the judge's newest judgment made on the platform on the citation's
@@ -28,7 +31,7 @@ from django.db.models import Case, IntegerField, Max, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce
 
 from assess.arrays import int_columns
-from judging.models import Campaign, Condition, Judge, JudgeKind, Judgment, JudgmentOrigin
+from judging.models import Campaign, Condition, FinalLabel, Judge, JudgeKind, Judgment, JudgmentOrigin
 
 LABEL_CODE: dict[str, int] = {"NS": 0, "PS": 1, "FS": 2}  # the ordinal order of metrics.scores.LABELS
 NOT_JUDGED_CODE = 3  # internal: the newest judgment says "not judged"
@@ -36,8 +39,10 @@ NO_LABEL = -1
 CONDITION_WORDS: dict[str, str] = {str(c): str(c) for c in Condition.values} | {"none": ""}
 SPEC_HELP = (
     "a label set is a judge (nist, gpt-4o), judge/condition (alice/from_scratch), "
-    "campaign:NAME/condition or group:NAME/condition; conditions: from_scratch, post_edit, adjudication, none"
+    "campaign:NAME/condition, group:NAME/condition or final/CAMPAIGN; "
+    "conditions: from_scratch, post_edit, adjudication, none"
 )
+FINAL_PREFIX = "final/"  # `final/<campaign>`: the one spelling of a campaign's final label set
 
 
 class LabelSetError(ValueError):
@@ -48,6 +53,7 @@ class LabelSetKind:
     JUDGE = "judge"
     CAMPAIGN = "campaign"
     GROUP = "group"
+    FINAL = "final"
 
 
 @dataclass(frozen=True)
@@ -73,11 +79,18 @@ class LabelSet:
         condition = dict(Condition.choices).get(self.condition, "no condition").lower()
         if self.kind == LabelSetKind.JUDGE:
             return f"{self.name} ({self.judge_kind or 'judge'}, {condition})"
+        if self.kind == LabelSetKind.FINAL:
+            return f"final labels of campaign {self.name} (reviewed, else {len(self.judge_ids)} assessors)"
         people = f"{len(self.judge_ids)} assessor{'s' if len(self.judge_ids) != 1 else ''}"
         return f"{self.kind} {self.name} ({condition}, {people})"
 
     @property
     def rule(self) -> str:
+        if self.kind == LabelSetKind.FINAL:
+            return (
+                "the reviewer's current final label of the pair, else the majority of the campaign's assessors "
+                "(a tie goes to the adjudicated label, else it is left out)"
+            )
         if not self.several:
             return "the judge's newest label of each citation"
         return "majority of the assessors' labels; a tie goes to the adjudicated label, else it is left out"
@@ -88,6 +101,12 @@ class LabelSet:
         return f"{self.kind}:{self.name}:{self.condition}:{self.campaign_id or ''}:{ids}"
 
     def judgments(self) -> QuerySet[Judgment]:
+        if self.kind == LabelSetKind.FINAL:
+            return Judgment.objects.filter(
+                judge_id__in=self.judge_ids,
+                assignment__campaign_id=self.campaign_id or 0,
+                condition__in=FINAL_CONDITIONS,
+            )
         qs = Judgment.objects.filter(judge_id__in=self.judge_ids, condition=self.condition)
         if self.campaign_id is not None:
             qs = qs.filter(assignment__campaign_id=self.campaign_id)
@@ -105,6 +124,11 @@ class LabelSet:
         newest = self.judgments().aggregate(m=Max("pk"))["m"] or 0
         if self.several:
             newest = max(newest, self.adjudications().aggregate(m=Max("pk"))["m"] or 0)
+        if self.kind == LabelSetKind.FINAL:
+            # Two sequences in one number that changes when either grows (several-judge sets compare versions
+            # for equality only).
+            final = FinalLabel.objects.filter(campaign_id=self.campaign_id or 0).aggregate(m=Max("pk"))["m"] or 0
+            newest = (newest << 40) | final
         return int(newest)
 
 
@@ -121,6 +145,8 @@ def label_set_get(spec: str) -> LabelSet:
     spec = (spec or "").strip()
     if not spec:
         raise LabelSetError(f"no label set given: {SPEC_HELP}")
+    if spec.startswith(FINAL_PREFIX):
+        return _final_set(spec[len(FINAL_PREFIX) :])
     name, condition = _split(spec)
     prefix, colon, rest = name.partition(":")
     if colon and prefix in (LabelSetKind.CAMPAIGN, LabelSetKind.GROUP) and rest:
@@ -170,6 +196,46 @@ def _campaign_set(name: str, condition: str) -> LabelSet:
     )
 
 
+FINAL_CONDITIONS = (Condition.FROM_SCRATCH, Condition.POST_EDIT)
+
+
+def is_final_spec(name: str) -> bool:
+    """The name reads as a final label set (`final/...`): no judge may take it."""
+    return name.strip().lower().startswith(FINAL_PREFIX)
+
+
+def _final_set(name: str) -> LabelSet:
+    campaign = Campaign.objects.filter(name=name).first()
+    if campaign is None:
+        body, _slash, word = name.rpartition("/")
+        if word in CONDITION_WORDS and Campaign.objects.filter(name=body).exists():
+            raise LabelSetError(f"final/{body} takes no condition: it holds the campaign's final labels")
+        raise LabelSetError(f"no campaign named {name!r} (final/CAMPAIGN)")
+    return label_set_final(campaign)
+
+
+def label_set_final(campaign: Campaign) -> LabelSet:
+    """The campaign's `final/<campaign>` set."""
+    ids = tuple(
+        sorted(
+            set(
+                Judgment.objects.filter(
+                    assignment__campaign=campaign, condition__in=FINAL_CONDITIONS, judge__kind=JudgeKind.HUMAN
+                ).values_list("judge_id", flat=True)
+            )
+        )
+    )
+    return LabelSet(
+        spec=f"{FINAL_PREFIX}{campaign.name}",
+        kind=LabelSetKind.FINAL,
+        name=campaign.name,
+        condition="",
+        judge_ids=ids,
+        judge_kind=JudgeKind.HUMAN,
+        campaign_id=campaign.pk,
+    )
+
+
 def _group_set(name: str, condition: str) -> LabelSet:
     group = Group.objects.filter(name=name).first()
     if group is None:
@@ -201,6 +267,8 @@ def label_sets_available(*, campaign: Campaign | None = None) -> list[LabelSet]:
             set(Judgment.objects.filter(assignment__campaign=c).values_list("condition", flat=True).distinct())
         )
         found.extend(_campaign_set(c.name, condition) for condition in conditions)
+        if set(conditions) & set(FINAL_CONDITIONS) or FinalLabel.objects.filter(campaign=c).exists():
+            found.append(label_set_final(c))
     return found
 
 
@@ -343,14 +411,47 @@ def citation_labels(label_set: LabelSet, *, citation_ids: np.ndarray, citation_p
         codes = np.where(breaks, adjudicated, codes)
         judgment_ids = np.where(breaks, adjudication_ids, judgment_ids)
         tied &= ~breaks
+    not_judged = any_not_judged & (votes.sum(axis=1) == 0)
+    if label_set.kind == LabelSetKind.FINAL:
+        codes, judgment_ids, direct, not_judged, tied = _final_override(
+            label_set, citation_pairs, codes, judgment_ids, direct, not_judged, tied
+        )
     return CitationLabels(
         codes=codes.astype(np.int8),
         judgment_ids=judgment_ids,
         pair_ids=citation_pairs.copy(),
         direct=direct,
-        not_judged=any_not_judged & (votes.sum(axis=1) == 0),
+        not_judged=not_judged,
         tied=tied,
     )
+
+
+def _final_override(
+    label_set: LabelSet,
+    citation_pairs: np.ndarray,
+    codes: np.ndarray,
+    judgment_ids: np.ndarray,
+    direct: np.ndarray,
+    not_judged: np.ndarray,
+    tied: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A reviewer's current final label replaces the assessors' label of every citation of its pair. Its
+    `judgment_ids` entry is the final label's id, negated (no judgment decided it)."""
+    code = Case(*(When(label=label, then=Value(c)) for label, c in LABEL_CODE.items()), output_field=IntegerField())
+    pks, pairs, final_codes = int_columns(
+        FinalLabel.objects.filter(campaign_id=label_set.campaign_id or 0, current=True)
+        .annotate(code=code)
+        .order_by("pair_id")
+        .values_list("pk", "pair_id", "code"),
+        3,
+    )
+    if len(pairs) == 0 or len(citation_pairs) == 0:
+        return codes, judgment_ids, direct, not_judged, tied
+    at = np.clip(np.searchsorted(pairs, citation_pairs), 0, len(pairs) - 1)
+    hit = (pairs[at] == citation_pairs) & (citation_pairs > 0)
+    codes = np.where(hit, final_codes[at], codes)
+    judgment_ids = np.where(hit, -pks[at], judgment_ids)
+    return codes, judgment_ids, direct & ~hit, not_judged & ~hit, tied & ~hit
 
 
 def _adjudicated(

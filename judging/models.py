@@ -301,3 +301,37 @@ class NistSentence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judge_id}/{self.condition} on sentence {self.sentence_id}"
+
+
+class FinalLabel(models.Model):
+    """A reviewer's decision on a campaign's pair: the `final/<campaign>` label set (judging/review/). Append-only:
+    a change is a new row naming the label it replaces, who made it, when and why; only `current` moves off
+    the row it replaces, and the database holds at most one current row per campaign and pair."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="final_labels")
+    pair = models.ForeignKey(Pair, on_delete=models.PROTECT, related_name="final_labels")
+    label = models.CharField(max_length=2, choices=Label.choices)
+    previous_label = models.CharField(
+        max_length=2, blank=True, default="", help_text="The label this one replaced (the set's label before): '' none"
+    )
+    reason = models.TextField()
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="final_labels")
+    current = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "pair"], condition=models.Q(current=True), name="finallabel_one_current"
+            ),
+            models.CheckConstraint(condition=models.Q(label__in=["FS", "PS", "NS"]), name="finallabel_label_known"),
+            models.CheckConstraint(
+                condition=models.Q(previous_label__in=["FS", "PS", "NS", ""]), name="finallabel_previous_known"
+            ),
+            models.CheckConstraint(condition=~models.Q(reason=""), name="finallabel_has_reason"),
+        ]
+        indexes = [models.Index(fields=["campaign", "pair"], name="finallabel_campaign_pair_idx")]
+
+    def __str__(self) -> str:
+        return f"final {self.label} on pair {self.pair_id} of campaign {self.campaign_id}"

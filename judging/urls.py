@@ -5,6 +5,7 @@ from django.urls import URLPattern, URLResolver, include, path
 from judging import views
 from judging.lifecycle import views as lifecycle_views
 from judging.planning import views as planning_views
+from judging.review import views as review_views
 
 app_name = "judging"
 
@@ -51,6 +52,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("organize/assessors/", views.assessors, name="assessors"),
     path("organize/assessors/<int:user_id>/active/", views.assessor_active, name="assessor_active"),
     path("organize/assessors/<int:user_id>/password/", views.assessor_password, name="assessor_password"),
+    # review into final labels (reviewers and organizers)
+    path("review/", review_views.review_campaigns, name="review_campaigns"),
+    path("review/<int:campaign_id>/", review_views.review_queue_page, name="review"),
+    path("review/<int:campaign_id>/<int:pair_id>/final/", review_views.review_final, name="review_final"),
     # LLM pre-labelling (its names stay in this namespace: judging:llm_prelabel, ...)
     path("", include("judging.llm.urls")),
 ]

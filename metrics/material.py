@@ -24,7 +24,7 @@ from django.db.models.functions import Coalesce
 from assess.arrays import int_columns
 from assess.models import Answer, Citation, Passage, Relevance, Run, Sentence
 from judging.labels import LABEL_CODE, NO_LABEL, CitationLabels, LabelSet, citation_labels
-from judging.models import NOT_JUDGED, Judgment, JudgmentOrigin
+from judging.models import NOT_JUDGED, FinalLabel, Judgment, JudgmentOrigin
 from judging.scope import Scope
 from metrics.scores import AnswerSupport, support_arrays
 
@@ -40,9 +40,11 @@ def material_version() -> str:
 
 
 def data_version() -> str:
-    """Changes whenever a judgment is added or the loaded material changes: part of every cache key."""
+    """Changes whenever a judgment or a final label (`final/<campaign>`) is added or the loaded material
+    changes: part of every cache key."""
     judgments = Judgment.objects.aggregate(m=Max("pk"))["m"]
-    return f"{judgments}:{material_version()}:{Passage.objects.filter(has_text=True).count()}"
+    finals = FinalLabel.objects.aggregate(m=Max("pk"))["m"]
+    return f"{judgments}:{finals}:{material_version()}:{Passage.objects.filter(has_text=True).count()}"
 
 
 def cached(key: str, compute: Any) -> Any:

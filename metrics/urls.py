@@ -4,6 +4,7 @@ from django.urls import URLPattern, URLResolver, include, path
 
 from judging.exchange import views as exchange_views
 from metrics import views
+from metrics.deliverables import views as deliverables_views
 
 app_name = "metrics"
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -15,6 +16,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("metrics/export/topic-scores.csv", views.export_topic_scores, name="export-topic-scores"),
     path("metrics/export/agreement.json", views.export_agreement, name="export-agreement"),
     path("metrics/figures/<str:name>.<str:fmt>", views.paper_figure, name="figure"),
+    path(
+        "metrics/campaigns/<int:campaign_id>/deliverables.zip",
+        deliverables_views.campaign_deliverables,
+        name="campaign-deliverables",
+    ),
     path("metrics/import/", exchange_views.upload, name="upload"),
     path("", include("metrics.study.urls")),
     path("", include("metrics.humanbudget.urls")),

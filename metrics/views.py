@@ -16,8 +16,8 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
 from assess.auth import organizer_required
-from assess.selectors import topics_unknown
 from assess.downloads import attachment
+from assess.selectors import topics_unknown
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.forms import JudgmentUploadForm
 from judging.exchange.qrels import QrelsLevel

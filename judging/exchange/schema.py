@@ -24,7 +24,7 @@ from assess.importers.schema import (
     an_id,
     column_length,
 )
-from judging.labels import CONDITION_WORDS, LabelSetKind
+from judging.labels import CONDITION_WORDS, LabelSetKind, is_final_spec
 from judging.models import Condition, Judge, JudgeKind, Judgment
 
 # Seconds spent on one label: finite (PostgreSQL stores infinity, which JSON cannot carry) and below a day.
@@ -33,7 +33,15 @@ MAX_JUDGE_NAME = column_length(Judge, "name")
 # Names that already mean something where label sets are named (`judging.labels`): a judge kind, a label
 # set kind, a condition word. A judge named `human` would read as "every human"; `campaign:x` as a campaign.
 RESERVED_JUDGE_NAMES = frozenset(
-    {*JudgeKind.values, LabelSetKind.JUDGE, LabelSetKind.CAMPAIGN, LabelSetKind.GROUP, *CONDITION_WORDS, "all"}
+    {
+        *JudgeKind.values,
+        LabelSetKind.JUDGE,
+        LabelSetKind.CAMPAIGN,
+        LabelSetKind.GROUP,
+        LabelSetKind.FINAL,
+        *CONDITION_WORDS,
+        "all",
+    }
 )
 
 
@@ -53,6 +61,8 @@ def judge_name_problem(name: str) -> str | None:
         return f"{name!r} is a reserved name (judge kinds, label set kinds and conditions): choose another"
     if colon and prefix in (LabelSetKind.CAMPAIGN, LabelSetKind.GROUP):
         return f"{name!r} would read as a {prefix} label set: choose a name without '{prefix}:'"
+    if is_final_spec(lowered):
+        return f"{name!r} would read as a campaign's final label set: choose a name without 'final/'"
     if lowered.rpartition("/")[2] in CONDITION_WORDS and "/" in lowered:
         return f"{name!r} ends in a condition; a label set would read it as judge/condition"
     return None

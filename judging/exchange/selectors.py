@@ -15,7 +15,7 @@ from assess.models import Citation, Passage, Sentence
 from judging.exchange.nist import NIST_SUPPORT_CODE
 from judging.exchange.qrels import QrelsLevel
 from judging.labels import LABEL_CODE, CitationLabels, LabelSet, citation_labels, labels_as_dict
-from judging.models import NOT_JUDGED, Judgment, NistKeys, NistSentence
+from judging.models import NOT_JUDGED, FinalLabel, Judgment, NistKeys, NistSentence
 from judging.scope import Scope
 
 CHUNK = 5000
@@ -320,4 +320,11 @@ def _judgment_details(pks: set[int]) -> dict[int, JudgmentDetails]:
     for start in range(0, len(ids), CHUNK):
         for pk, *rest in Judgment.objects.filter(pk__in=ids[start : start + CHUNK]).values_list("pk", *fields):
             found[pk] = tuple(rest)  # type: ignore[assignment]
+    # A final label set's reviewed labels (`judging.labels`: a final label's id, negated) name their reviewer.
+    finals = [-pk for pk in ids if pk < 0]
+    for start in range(0, len(finals), CHUNK):
+        for pk, reviewer, created in FinalLabel.objects.filter(pk__in=finals[start : start + CHUNK]).values_list(
+            "pk", "reviewer__username", "created_at"
+        ):
+            found[-pk] = (reviewer, "human", "", "", None, created, False, "", "")
     return found

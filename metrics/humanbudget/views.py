@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from assess.auth import organizer_required
 from judging.labels import LabelSetError, label_set_choices, label_sets_available
-from judging.models import Condition, JudgeKind
+from judging.models import Campaign, Condition, JudgeKind
 from judging.queue import assignments_with_progress
 from judging.scope import scope_for
 from metrics.campaign_choice import page_campaign

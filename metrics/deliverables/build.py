@@ -1,0 +1,287 @@
+"""The deliverables zip, written entry after entry to a file (never whole in memory), each entry by the writer
+that owns its format: qrels and NIST JSONL (`judging.exchange.export`), the judgment sheet with one column per
+assessor (`judging.exchange.sheet`), run and per-(topic, run) scores (`metrics.exports`), the agreement report
+(`metrics.reports`, as JSON and CSV) and the paper's figures (`metrics.figure_data` + `metrics.figures`).
+`manifest.json`, written last, lists every file with its size and SHA-256, the label sets with their counts,
+the campaign's settings, the platform's version and git commit, and the date."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import subprocess
+import time
+import tomllib
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from django.conf import settings
+
+from judging.exchange.export import ExportFormat, judgments_export
+from judging.exchange.qrels import QrelsLevel
+from judging.exchange.sheet import sheet_write
+from judging.labels import LabelSet, LabelSetKind, label_set_describe, label_set_final, label_sets_available
+from judging.models import Campaign
+from judging.scope import Scope, scope_for
+from metrics.exports import agreement_json, scores_csv, topic_scores_csv
+from metrics.figure_data import FigureUnavailable, figure_make, file_stem
+from metrics.figures import FORMATS, figure_bytes
+from metrics.material import labels_get, material_get
+from metrics.reports import agreement_report, scores_report, topic_scores_report
+
+CHUNK = 1 << 16
+AGREEMENT_COLUMNS = (
+    "a",
+    "b",
+    "unit",
+    "n",
+    "agreement",
+    "kappa",
+    "kappa_low",
+    "kappa_high",
+    "kappa_linear",
+    "alpha_ordinal",
+    "tau_precision",
+    "tau_recall",
+)
+
+
+class _Hashing(io.RawIOBase):
+    """A binary sink that passes bytes on to a zip entry and keeps their count and SHA-256."""
+
+    def __init__(self, target: IO[bytes]) -> None:
+        self.target = target
+        self.sha = hashlib.sha256()
+        self.size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        view = bytes(data)
+        self.sha.update(view)
+        self.size += len(view)
+        self.target.write(view)
+        return len(view)
+
+
+@dataclass
+class Deliverables:
+    """What was written: the manifest's file entries and what was left out, with why."""
+
+    files: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)  # seconds of the steps that are not one file
+
+
+def _entry(zf: zipfile.ZipFile, done: Deliverables, name: str, write: Callable[[IO[str]], Any]) -> None:
+    """One text entry, streamed into the zip through a UTF-8 writer."""
+    start = time.perf_counter()
+    with zf.open(name, "w", force_zip64=True) as raw:
+        sink = _Hashing(raw)
+        text = io.TextIOWrapper(io.BufferedWriter(sink, CHUNK), encoding="utf-8", newline="")
+        rows = write(text)
+        text.flush()
+        text.detach()
+    entry: dict[str, Any] = {
+        "name": name,
+        "bytes": sink.size,
+        "sha256": sink.sha.hexdigest(),
+        "seconds": round(time.perf_counter() - start, 2),
+    }
+    if isinstance(rows, int):
+        entry["rows"] = rows
+    done.files.append(entry)
+
+
+def _binary_entry(zf: zipfile.ZipFile, done: Deliverables, name: str, data: bytes) -> None:
+    with zf.open(name, "w") as raw:
+        raw.write(data)
+    done.files.append({"name": name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+
+
+def platform_version() -> dict[str, str]:
+    """The platform's version (pyproject.toml) and git commit, read now; "unknown" where they cannot be read."""
+    base = Path(settings.BASE_DIR)
+    try:
+        version = str(tomllib.loads((base / "pyproject.toml").read_text())["project"]["version"])
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        version = "unknown"
+    try:
+        found = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=base, capture_output=True, text=True, timeout=10, check=False
+        )
+        commit = found.stdout.strip() if found.returncode == 0 and found.stdout.strip() else "unknown"
+    except (OSError, subprocess.SubprocessError):
+        commit = "unknown"
+    return {"version": version, "git_commit": commit}
+
+
+def _partners(campaign: Campaign, label_set: LabelSet) -> list[LabelSet]:
+    """The sets the agreement report compares `label_set` with: the campaign's condition sets, its final set,
+    and the LLM judges with labels (the post-edit judge first)."""
+    found = [s for s in label_sets_available(campaign=campaign) if s.key != label_set.key]
+    wanted = [s for s in found if s.kind in (LabelSetKind.CAMPAIGN, LabelSetKind.FINAL)]
+    llms = [s for s in found if s.kind == LabelSetKind.JUDGE and s.judge_kind == "llm"]
+    post_edit = campaign.post_edit_judge.name if campaign.post_edit_judge_id and campaign.post_edit_judge else None
+    llms.sort(key=lambda s: (s.name != post_edit, s.spec))
+    return llms + wanted
+
+
+def _counts(label_set: LabelSet, scope: Scope) -> dict[str, Any]:
+    labels = labels_get(label_set, material_get(scope))
+    codes = labels.codes
+    return {
+        **label_set_describe(label_set),
+        "FS": int((codes == 2).sum()),
+        "PS": int((codes == 1).sum()),
+        "NS": int((codes == 0).sum()),
+        "not_judged": int(labels.not_judged.sum()),
+        "tied": int(labels.tied.sum()),
+        "unit": "citations in scope",
+    }
+
+
+def _agreement_csv(out: IO[str], reports: list[dict[str, Any]]) -> int:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(AGREEMENT_COLUMNS)
+    for r in reports:
+        labels = r["labels"]
+        ci = labels.get("kappa_ci") or (None, None)
+        writer.writerow(
+            [
+                r["a"],
+                r["b"],
+                r["unit"],
+                labels["n"],
+                labels["agreement"],
+                labels["kappa"],
+                ci[0],
+                ci[1],
+                labels["kappa_linear"],
+                labels["alpha_ordinal"],
+                r["tau"].get("precision"),
+                r["tau"].get("recall"),
+            ]
+        )
+    return len(reports)
+
+
+def campaign_settings(campaign: Campaign) -> dict[str, Any]:
+    """What the manifest records of the campaign."""
+    out: dict[str, Any] = {
+        "name": campaign.name,
+        "depth": campaign.depth,
+        "runs": sorted(campaign.runs.values_list("run_id", flat=True)),
+        "topics": sorted(campaign.topics.values_list("topic_id", flat=True)),
+        "post_edit_judge": campaign.post_edit_judge.name
+        if campaign.post_edit_judge_id and campaign.post_edit_judge
+        else None,
+        "highlight_evidence": campaign.highlight_evidence,
+        "guidelines_sha256": hashlib.sha256(campaign.guidelines.encode()).hexdigest(),
+        "built_at": campaign.built_at.isoformat() if campaign.built_at else None,
+        "build_summary": campaign.build_summary,
+    }
+    for optional in ("queue_order", "archived_at"):  # set by other parts of issue 23 where they are merged
+        if hasattr(campaign, optional):
+            value = getattr(campaign, optional)
+            out[optional] = value.isoformat() if isinstance(value, datetime) else value
+    return out
+
+
+def deliverables_write(
+    target: IO[bytes] | Path, *, campaign: Campaign, label_set: LabelSet, resamples: int = 1000
+) -> Deliverables:
+    """Write the campaign's deliverables for `label_set` as one zip into `target` (a path or a binary file)."""
+    scope = scope_for(campaign=campaign)
+    done = Deliverables()
+    partners = _partners(campaign, label_set)
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
+        _entry(
+            zf,
+            done,
+            "qrels.txt",
+            lambda out: judgments_export(
+                out, fmt=ExportFormat.QRELS, scope=scope, label_sets=[label_set], qrels_level=QrelsLevel.SENTENCE
+            ),
+        )
+        _entry(
+            zf,
+            done,
+            "qrels-topic.txt",
+            lambda out: judgments_export(
+                out, fmt=ExportFormat.QRELS, scope=scope, label_sets=[label_set], qrels_level=QrelsLevel.TOPIC
+            ),
+        )
+        _entry(
+            zf,
+            done,
+            "judgments-nist.jsonl",
+            lambda out: judgments_export(out, fmt=ExportFormat.NIST, scope=scope, label_sets=[label_set]),
+        )
+        _entry(
+            zf,
+            done,
+            "judgments.csv",
+            lambda out: sheet_write(out, campaign=campaign, scope=scope, label_set=label_set),
+        )
+        start = time.perf_counter()
+        scores = scores_report(label_set=label_set, scope=scope, resamples=resamples)
+        done.timings["scores (with intervals)"] = round(time.perf_counter() - start, 2)
+        _entry(zf, done, "scores.csv", lambda out: scores_csv(out, [scores], intervals=True))
+        _entry(zf, done, "scores.json", lambda out: agreement_json(out, scores.as_dict()))
+        _entry(
+            zf,
+            done,
+            "topic-scores.csv",
+            lambda out: topic_scores_csv(out, [topic_scores_report(label_set=label_set, scope=scope)]),
+        )
+        reports = []
+        start = time.perf_counter()
+        for other in partners:
+            try:
+                reports.append(agreement_report(a=label_set, b=other, scope=scope, resamples=resamples))
+            except ValueError as exc:
+                done.skipped.append({"what": f"agreement with {other.spec}", "why": str(exc)})
+        _entry(
+            zf,
+            done,
+            "agreement.json",
+            lambda out: agreement_json(out, {"label_set": label_set.spec, "reports": reports}),
+        )
+        _entry(zf, done, "agreement.csv", lambda out: _agreement_csv(out, reports))
+        if partners:
+            for name in ("scatter", "confusion", "distribution"):
+                try:
+                    figure = figure_make(name, a=label_set, b=partners[0], scope=scope)
+                except (FigureUnavailable, ValueError) as exc:
+                    done.skipped.append({"what": f"figure {name}", "why": str(exc)})
+                    continue
+                for fmt in FORMATS:
+                    _binary_entry(zf, done, f"figures/{file_stem(name)}.{fmt}", figure_bytes(figure, fmt))
+        else:
+            done.skipped.append({"what": "figures", "why": "no other label set to draw the label set against"})
+        done.timings["agreement files and figures"] = round(time.perf_counter() - start, 2)
+        sets = [label_set] + ([label_set_final(campaign)] if label_set.kind != LabelSetKind.FINAL else []) + partners
+        manifest = {
+            "campaign": campaign_settings(campaign),
+            "label_set": label_set.spec,
+            "label_sets": [_counts(s, scope) for s in sets],
+            "scope": {"depth": scope.depth, "topics": len(scope.topic_ids or ()), "runs": len(scope.run_ids or ())},
+            "figures_against": partners[0].spec if partners else None,
+            "platform": platform_version(),
+            "created_at": datetime.now(UTC).isoformat(),
+            "files": done.files,
+            "skipped": done.skipped,
+            "seconds": done.timings,
+        }
+        data = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode()
+        with zf.open("manifest.json", "w") as raw:
+            raw.write(data)
+    return done
