@@ -7,6 +7,7 @@ import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils import timezone
 
 from assess.import_jobs import import_job_create
 from assess.importers.jobs import ProgressWriter, import_job_execute
@@ -143,7 +144,9 @@ def test_it_lists_cited_passages_without_text_and_serves_ids_txt(client, organiz
     # then
     assert "msmarco_v2.1_doc_01_5#0_9" in page.content.decode()
     assert "msmarco_v2.1_doc_01_6#0_9" not in page.content.decode()
-    assert download["Content-Disposition"] == 'attachment; filename="ids.txt"'
+    # issue 24: named <what>-<date>.<ext> (was ids.txt)
+    named = f"passages-without-text-ids-{timezone.localdate().isoformat()}.txt"
+    assert download["Content-Disposition"] == f'attachment; filename="{named}"'
     assert b"".join(download.streaming_content).decode() == "msmarco_v2.1_doc_01_5#0_9\n"
 
 

@@ -8,6 +8,7 @@ import json
 import ir_measures
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions
 from judging.exchange.selectors import exchange_rows
@@ -144,7 +145,10 @@ def test_the_page_and_the_api_give_the_commands_qrels(excerpt_labels, staff_clie
 
         # then
         assert page.status_code == api.status_code == 200
-        assert page["Content-Disposition"] == f'attachment; filename="qrels-{level}.txt"'
+        # issue 24: named <campaign>-<label set>-<what>-<date>.<ext> (was qrels-{level}.txt)
+        today = timezone.localdate().isoformat()
+        named = f"all-loaded-nist-from_scratch-qrels-{level}-{today}.txt"
+        assert page["Content-Disposition"] == f'attachment; filename="{named}"'
         assert page.content.decode() == api.content.decode() == expected
 
 

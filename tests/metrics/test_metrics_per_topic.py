@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from judging.labels import label_set_get
 from judging.scope import scope_for
@@ -120,7 +121,9 @@ def test_the_command_api_and_page_give_the_same_rows(excerpt_labels, staff_clien
 
     # then
     assert api.status_code == page.status_code == 200
-    assert page["Content-Disposition"] == 'attachment; filename="topic-scores.csv"'
+    # issue 24: named <campaign>-<label set>-<what>-<date>.<ext> (was topic-scores.csv)
+    named = f"all-loaded-nist-from_scratch-topic-scores-{timezone.localdate().isoformat()}.csv"
+    assert page["Content-Disposition"] == f'attachment; filename="{named}"'
     command_rows = list(csv.DictReader(io.StringIO(command_out.getvalue())))
     assert len(command_rows) == 22
     assert list(csv.DictReader(io.StringIO(api.content.decode()))) == command_rows

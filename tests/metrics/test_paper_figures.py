@@ -8,6 +8,7 @@ import io
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import timezone
 from PIL import Image
 
 from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions
@@ -216,7 +217,9 @@ def test_the_download_views_answer_organizers_with_each_figure_as_png_and_pdf(tw
             # then
             assert response.status_code == 200, (name, fmt)
             assert response["Content-Type"] == content_type
-            assert response["Content-Disposition"] == f'attachment; filename="{stem}.{fmt}"'
+            # issue 24: named <campaign>-<label set>-<what>-<date>.<ext> (was {stem}.{fmt})
+            named = f"all-loaded-nist-from_scratch-vs-opus-{stem}-{timezone.localdate().isoformat()}.{fmt}"
+            assert response["Content-Disposition"] == f'attachment; filename="{named}"'
             (assert_png if fmt == "png" else assert_pdf)(response.content)
 
 
