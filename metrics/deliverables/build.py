@@ -187,11 +187,9 @@ def campaign_settings(campaign: Campaign) -> dict[str, Any]:
         "guidelines_sha256": hashlib.sha256(campaign.guidelines.encode()).hexdigest(),
         "built_at": campaign.built_at.isoformat() if campaign.built_at else None,
         "build_summary": campaign.build_summary,
+        "queue_order": campaign.queue_order,
+        "archived_at": campaign.archived_at.isoformat() if campaign.archived_at else None,
     }
-    for optional in ("queue_order", "archived_at"):  # set by other parts of issue 23 where they are merged
-        if hasattr(campaign, optional):
-            value = getattr(campaign, optional)
-            out[optional] = value.isoformat() if isinstance(value, datetime) else value
     return out
 
 

@@ -70,6 +70,8 @@ def test_the_manifest_names_the_sets_settings_version_and_date(made: zipfile.Zip
     assert (final["FS"], final["PS"], final["NS"]) == (10, 2, 0)
     assert manifest["campaign"]["name"] == "deliv"
     assert manifest["campaign"]["depth"] == 1
+    assert manifest["campaign"]["queue_order"] == "by_topic"
+    assert manifest["campaign"]["archived_at"] is None
     assert len(manifest["platform"]["git_commit"]) in (40, len("unknown"))
     assert manifest["platform"]["version"] == "0.1.0"
     assert manifest["created_at"][:2] == "20"
