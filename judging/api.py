@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import BasePermission, IsAdminUser, IsAuthenticated
@@ -183,10 +183,18 @@ class AssignmentOutputSerializer(serializers.ModelSerializer):
         fields = ["id", "campaign", "assessor", "topic", "condition", "order", "status", "done", "total"]
 
 
+CAMPAIGN_ID = column_bounds(Campaign, "id", min_value=1)
+
+
+@extend_schema_field({"type": "integer", "minimum": CAMPAIGN_ID["min_value"], "maximum": CAMPAIGN_ID["max_value"]})
+class CampaignIdField(serializers.PrimaryKeyRelatedField):
+    """A campaign by id; the schema states the id column's range (an id past it names no campaign: a 400)."""
+
+
 class AssignmentInputSerializer(serializers.Serializer):
-    campaign = serializers.PrimaryKeyRelatedField(queryset=Campaign.objects.all())
+    campaign = CampaignIdField(queryset=Campaign.objects.all())
     assessor = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
-    topics = serializers.ListField(child=serializers.CharField(), min_length=1)
+    topics = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1)
     condition = serializers.ChoiceField(choices=Condition.choices)
 
 
