@@ -39,3 +39,12 @@ class BoundedLimitOffsetPagination(LimitOffsetPagination):
 
     def get_offset(self, request: Request) -> int:
         return int(self._page_input(request).get("offset", 0))
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        """DRF's two parameters, with the bounds `PageInputSerializer` holds them to."""
+        bounds = {"limit": (1, LARGEST_OFFSET), "offset": (0, LARGEST_OFFSET)}
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            low, high = bounds[parameter["name"]]
+            parameter["schema"] = {**parameter["schema"], "minimum": low, "maximum": high}
+        return parameters

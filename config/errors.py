@@ -18,6 +18,8 @@ import sys
 import kombu.exceptions
 import psycopg.errors
 import redis.exceptions
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
@@ -95,6 +97,20 @@ def server_error(request: HttpRequest, template_name: str = defaults.ERROR_500_T
     if is_api(request):
         return JsonResponse({"detail": "Server error: it has been logged."}, status=500)
     return defaults.server_error(request, template_name)
+
+
+def bad_request(request: HttpRequest, exception: Exception, template_name: str = "400.html") -> HttpResponse:
+    """`handler400`: a body above DATA_UPLOAD_MAX_MEMORY_SIZE (Django refuses it wherever it is first read, a
+    middleware included) is a 413 saying the limit; under /api/ every 400 of the request cycle is JSON."""
+    if isinstance(exception, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0
+        message = f"The request body is larger than the server takes: at most {limit:,} bytes (files aside)."
+        if is_api(request):
+            return JsonResponse({"detail": message}, status=413)
+        return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+    if is_api(request):
+        return JsonResponse({"detail": "Bad request."}, status=400)
+    return defaults.bad_request(request, exception, template_name)
 
 
 def page_not_found(request: HttpRequest, exception: Exception, template_name: str = "404.html") -> HttpResponse:

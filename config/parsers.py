@@ -82,7 +82,7 @@ def refuse_too_large(parser_context: Mapping[str, Any] | None) -> None:
     request = (parser_context or {}).get("request")
     length = request.META.get("CONTENT_LENGTH") if request is not None else None
     if limit is not None and length and str(length).isdigit() and int(length) > limit:
-        raise BodyTooLarge(f"The request body has {int(length):,} bytes; the server takes at most {limit:,}.")
+        raise BodyTooLarge(f"The request body has {int(length):,} bytes; the server takes at most {limit:,} bytes.")
 
 
 def _form_fields(data: QueryDict) -> dict[str, Any]:

@@ -43,5 +43,6 @@ urlpatterns = [
 ]
 
 # Every failure of the request cycle: JSON under /api/, and an unreachable database or Redis is a 503 (errors.py).
+handler400 = "config.errors.bad_request"
 handler404 = "config.errors.page_not_found"
 handler500 = "config.errors.server_error"

@@ -222,10 +222,18 @@ class AssignmentOutputSerializer(serializers.ModelSerializer):
         fields = ["id", "campaign", "assessor", "topic", "condition", "order", "status", "done", "total"]
 
 
+CAMPAIGN_ID = column_bounds(Campaign, "id", min_value=1)
+
+
+@extend_schema_field({"type": "integer", "minimum": CAMPAIGN_ID["min_value"], "maximum": CAMPAIGN_ID["max_value"]})
+class CampaignIdField(serializers.PrimaryKeyRelatedField):
+    """A campaign by id; the schema states the id column's range (an id past it names no campaign: a 400)."""
+
+
 class AssignmentInputSerializer(serializers.Serializer):
-    campaign = serializers.PrimaryKeyRelatedField(queryset=Campaign.objects.all())
+    campaign = CampaignIdField(queryset=Campaign.objects.all())
     assessor = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
-    topics = serializers.ListField(child=serializers.CharField(), min_length=1)
+    topics = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1)
     condition = serializers.ChoiceField(choices=Condition.choices)
 
 

@@ -36,9 +36,7 @@ class DrawInputSerializer(serializers.Serializer[dict[str, Any]]):
         help_text="the budget as a number of pairs",
         **column_bounds(BudgetSample, "budget_pairs", min_value=1),
     )
-    share = serializers.FloatField(
-        required=False, min_value=0, max_value=1, help_text="or as a share of the pairs (0 < share <= 1)"
-    )
+    share = serializers.FloatField(required=False, help_text="or as a share of the pairs (0 < share <= 1)")
     seed = serializers.IntegerField(default=0, **column_bounds(BudgetSample, "seed"))
     allow_unlabelled = serializers.BooleanField(default=False)
 

@@ -188,3 +188,74 @@ def test_a_submit_with_seconds_beyond_a_day_is_a_400(assessor, campaign):
     # then
     assert response.status_code == 400
     assert list(response.json()) == ["seconds"]
+
+
+def test_a_json_body_above_the_upload_limit_is_a_413_before_it_is_read(api, settings):
+    # given
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+
+    # when
+    response = post(api, "/api/llm-judges/", {"name": "big", "model": "m" * 2000})
+
+    # then
+    assert response.status_code == 413
+    assert "at most 1,000 bytes" in response.json()["detail"]
+    assert not Judge.objects.filter(name="big").exists()
+
+
+def schema_operations():
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    return [(method, path, op) for path, item in schema["paths"].items() for method, op in item.items()]
+
+
+def test_every_operation_documents_the_throttle_429_with_retry_after_and_the_common_errors():
+    # when
+    operations = schema_operations()
+
+    # then
+    assert len(operations) > 40
+    for method, path, operation in operations:
+        responses = operation["responses"]
+        assert {"400", "401", "403", "414", "429", "503"} <= set(responses), (method, path)
+        assert "Retry-After" in responses["429"]["headers"], (method, path)
+        assert ("413" in responses) == ("requestBody" in operation), (method, path)
+
+
+def test_every_integer_an_operation_takes_is_bounded_in_the_schema():
+    # given
+    from drf_spectacular.generators import SchemaGenerator
+
+    components = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]
+
+    def resolved(node):
+        while "$ref" in node:
+            node = components[node["$ref"].rsplit("/", 1)[1]]
+        return node
+
+    def unbounded(node, where):
+        node = resolved(node)
+        for key in ("oneOf", "anyOf", "allOf"):
+            for part in node.get(key, []):
+                yield from unbounded(part, where)
+        if node.get("type") == "integer" and ("minimum" not in node or "maximum" not in node):
+            yield where
+        if node.get("type") == "array":
+            yield from unbounded(node.get("items", {}), where + "[]")
+        for name, prop in node.get("properties", {}).items():
+            if not prop.get("readOnly"):
+                yield from unbounded(prop, f"{where}.{name}")
+
+    # when: query parameters and JSON bodies (a path's integer is the URL converter's, answered 404 when no row)
+    found = []
+    for method, path, operation in schema_operations():
+        for parameter in operation.get("parameters", []):
+            if parameter["in"] == "query":
+                found += unbounded(parameter["schema"], f"{method} {path} ?{parameter['name']}")
+        content = operation.get("requestBody", {}).get("content", {}).get("application/json")
+        if content:
+            found += unbounded(content["schema"], f"{method} {path} body")
+
+    # then
+    assert found == []
