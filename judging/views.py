@@ -134,6 +134,13 @@ def _ahead(request: HttpRequest) -> int | None:
     return int(asked) if asked.isdigit() and len(asked) <= 3 else None
 
 
+def _known(request: HttpRequest) -> list[int]:
+    """The pairs whose cards the page holds already (`?known=`, comma-separated ids; anything else is none)."""
+    parts = request.GET.get("known", "").split(",")
+    ids = [int(p) for p in parts if p.isdigit() and len(p) <= 12]
+    return ids[: queue.HELD_AHEAD_MAX] if len(ids) == len([p for p in parts if p]) else []
+
+
 def _render_state(request: HtmxHttpRequest, state: queue.QueueState, *, status: int = 200) -> HttpResponse:
     if request.htmx:
         return render(request, "judging/judge.html#pair-card", judge_context(state, request), status=status)
@@ -164,7 +171,8 @@ def guidelines_read(request: HtmxHttpRequest, assignment_id: int) -> HttpRespons
 def judge(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The judging page: resumes at the first pair this assignment has not judged."""
     assignment = _own_assignment(request, assignment_id)
-    return _render_state(request, queue.queue_state(assignment=assignment, following=True, ahead=_ahead(request)))
+    state = queue.queue_state(assignment=assignment, following=True, ahead=_ahead(request), known=_known(request))
+    return _render_state(request, state)
 
 
 @login_required
