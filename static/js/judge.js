@@ -96,11 +96,11 @@
   var roundTrip = pageRoundTrip(); // the submits' round trip, ms (a moving average): more of it, more cards held ahead
   var reasonChosen = false; // the cannot-judge reason was picked in its list on this card (the mouse)
 
-  // The page's own request, until a submit is measured: its request sent to its first byte.
+  // The page's own request, until a submit is measured: from its fetch to its first byte.
   function pageRoundTrip() {
     try {
       var nav = performance.getEntriesByType("navigation")[0];
-      return nav && nav.responseStart > nav.requestStart ? nav.responseStart - nav.requestStart : 0;
+      return nav && nav.responseStart > nav.fetchStart ? nav.responseStart - nav.fetchStart : 0;
     } catch (e) { return 0; }
   }
 
