@@ -90,7 +90,8 @@ def test_the_page_holds_three_cards_ahead_and_more_on_a_slow_network(live_server
         _saved(page)
 
     # then: it measured the round trip and holds more cards
-    assert int(page.evaluate("() => document.body.dataset.roundTrip")) >= 400
+    # (a moving average, seeded by the page's own quick request)
+    assert int(page.evaluate("() => document.body.dataset.roundTrip")) >= 300
     assert int(page.evaluate("() => document.body.dataset.ahead")) >= 6
     assert int(page.evaluate("() => document.body.dataset.held")) >= 6
 
