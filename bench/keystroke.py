@@ -187,6 +187,8 @@ def steady(page: Any, keys: int, interval: float, rng: random.Random) -> list[di
     round_trip = int(page.evaluate("() => Number(document.body.dataset.roundTrip || 0)"))
     for d, held in zip(done, depth, strict=False):
         d["ahead"], d["asked"], d["round_trip"] = held, asked, round_trip
+    if os.environ.get("BENCH_KEYSTROKE_DUMP"):  # every key's figures, to look at where a card waited
+        Path(os.environ["BENCH_KEYSTROKE_DUMP"]).write_text("\n".join(map(str, done)) + "\n")
     page.context.browser.close()
     return done
 

@@ -507,7 +507,7 @@ def _card_from_row(assignment: Assignment, row: tuple[Any, ...]) -> PairCard:
 # Cards the judging page holds ahead of the one on screen: at least HELD_AHEAD, more when the page asks (it
 # measures its round trip), never more than HELD_AHEAD_MAX (each is rendered on every keystroke).
 HELD_AHEAD = 3
-HELD_AHEAD_MAX = 12
+HELD_AHEAD_MAX = 16
 # Pairs a page may say it has answered and not sent yet (`skip`): more than this and it waits for the server.
 SKIP_MAX = 500
 

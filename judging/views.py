@@ -135,6 +135,13 @@ def _ahead(request: HttpRequest) -> int | None:
     return int(asked) if asked.isdigit() and len(asked) <= 3 else None
 
 
+def _known(request: HttpRequest) -> list[int]:
+    """The pairs whose cards the page holds already (`?known=`, comma-separated ids; anything else is none)."""
+    parts = request.GET.get("known", "").split(",")
+    ids = [int(p) for p in parts if p.isdigit() and len(p) <= 12]
+    return ids[: queue.HELD_AHEAD_MAX] if len(ids) == len([p for p in parts if p]) else []
+
+
 def _render_state(request: HtmxHttpRequest, state: queue.QueueState, *, status: int = 200) -> HttpResponse:
     if request.htmx:
         return render(request, "judging/judge.html#pair-card", judge_context(state, request), status=status)
@@ -168,7 +175,8 @@ def judge(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     if assignment.campaign.archived_at is not None:
         messages.info(request, services.CampaignArchived(assignment.campaign).message)
         return redirect("judging:queue")
-    return _render_state(request, queue.queue_state(assignment=assignment, following=True, ahead=_ahead(request)))
+    state = queue.queue_state(assignment=assignment, following=True, ahead=_ahead(request), known=_known(request))
+    return _render_state(request, state)
 
 
 @login_required

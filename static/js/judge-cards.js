@@ -5,7 +5,7 @@
   "use strict";
 
   var MIN_AHEAD = 3; // the server's HELD_AHEAD
-  var MAX_AHEAD = 12; // the server's HELD_AHEAD_MAX
+  var MAX_AHEAD = 16; // the server's HELD_AHEAD_MAX
   var FASTEST_KEY_MS = 150; // the fastest steady typing the page is built for (a key every 150 ms)
 
   function tokenOf(el) { return (el && el.getAttribute("data-token")) || ""; }
@@ -54,9 +54,11 @@
   }
 
   // Cards to hold ahead: enough to cover two round trips of answers typed at the fastest steady pace (the
-  // outbox sends one answer at a time, so a card can come two round trips after the key that needs it).
+  // outbox sends one answer at a time, so a card can come two round trips after the key that needs it), and
+  // two more for a round trip slower than its average.
   function ahead(roundTripMs) {
-    var needed = Math.ceil((2 * (roundTripMs || 0)) / FASTEST_KEY_MS) + 1;
+    if (!roundTripMs) return MIN_AHEAD;
+    var needed = Math.ceil((2 * roundTripMs) / FASTEST_KEY_MS) + 2;
     return Math.max(MIN_AHEAD, Math.min(MAX_AHEAD, needed));
   }
 

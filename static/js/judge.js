@@ -93,8 +93,16 @@
   var held = []; // the HTML of the cards that come after the one on screen, in queue order, as the server sent them
   var waiting = false; // the card on screen is answered; the next one comes with the server's answer
   var loading = false; // a card asked for by `u` (or Esc) is on its way
-  var roundTrip = 0; // the submits' round trip, ms (a moving average): more of it, more cards held ahead
+  var roundTrip = pageRoundTrip(); // the submits' round trip, ms (a moving average): more of it, more cards held ahead
   var reasonChosen = false; // the cannot-judge reason was picked in its list on this card (the mouse)
+
+  // The page's own request, until a submit is measured: from its fetch to its first byte.
+  function pageRoundTrip() {
+    try {
+      var nav = performance.getEntriesByType("navigation")[0];
+      return nav && nav.responseStart > nav.fetchStart ? nav.responseStart - nav.fetchStart : 0;
+    } catch (e) { return 0; }
+  }
 
   function install(el) {
     var current = card();
@@ -299,6 +307,23 @@
 
   function withAhead(url) {
     return url + (url.indexOf("?") === -1 ? "?" : "&") + "ahead=" + ahead();
+  }
+
+  // Fewer cards held than the round trip needs (the page came with the server's three, on a slow network): ask
+  // for the rest now, before the keys need them. The cards held already come back as their tokens only.
+  var toppingUp = false;
+  function topUp() {
+    if (toppingUp || waiting || loading || inflight || outbox().length) return;
+    var c = card();
+    if (!c || c.getAttribute("data-kind") !== "next" || held.length >= ahead()) return;
+    toppingUp = true;
+    var known = held.slice(0, 16).map(Cards.pairOf).filter(Boolean).join(",");
+    fetch(withAhead(pageUrl) + "&known=" + known, { credentials: "same-origin", headers: { "HX-Request": "true" } })
+      .then(function (response) { return response.text().then(function (text) { return response.ok ? Cards.parse(text, lookup) : null; }); })
+      .then(function (parsed) {
+        toppingUp = false;
+        if (parsed && !ownEntries().length && !inflight) reconcile(parsed);
+      }, function () { toppingUp = false; });
   }
 
   function resync() {
@@ -570,4 +595,5 @@
   showUnsaved();
   settle();
   pump();
+  topUp();
 })();

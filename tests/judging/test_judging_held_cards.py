@@ -55,7 +55,7 @@ def test_the_page_holds_three_cards_after_the_one_on_screen(client):
 
 
 def test_a_page_on_a_long_round_trip_gets_the_cards_it_asks_for_up_to_the_bound(client):
-    assignment = _assign()
+    assignment = _assign(n_sentences=24)
     client.force_login(assignment.assessor)
 
     eight = client.get(reverse("judging:judge", args=[assignment.pk]), {"ahead": "8"}).content.decode()
@@ -168,3 +168,16 @@ def test_cards_the_page_holds_already_come_back_as_their_tokens_only(client):
     assert _pairs_in(html) == [order[1], order[4], order[5]]
     tokens = re.findall(r'<template class="following-card" data-known="([0-9a-f-]+)"></template>', html)
     assert tokens == [held.card.token for held in state.held[1:3]]
+
+
+def test_the_page_can_ask_for_cards_without_those_it_holds(client):
+    assignment = _assign()
+    order = _order(assignment)
+    client.force_login(assignment.assessor)
+
+    html = client.get(
+        reverse("judging:judge", args=[assignment.pk]), {"ahead": "5", "known": f"{order[1]},{order[2]}"}
+    ).content.decode()
+
+    assert _pairs_in(html) == [order[0], order[3], order[4], order[5]]
+    assert html.count("data-known=") == 2

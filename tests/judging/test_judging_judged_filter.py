@@ -121,3 +121,26 @@ def test_a_filter_that_is_not_one_reads_as_none(client):
 
     assert response.status_code == 200
     assert _listed(response.content.decode()) == [judged]
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("size", [(1366, 768), (1024, 768)])
+def test_my_judgments_fits_the_window_without_horizontal_overflow(live_server, page, size):
+    # given: a page of judgments with long passage ids, a flag and a cannot-judge reason
+    from tests.conftest import browser_login
+
+    (alice,) = _assign(judging_campaign_build(n_sentences=12, passages_per_topic=4))
+    _judge(alice, "", not_judged_reason="The passage is unreadable, empty or not in a language I read")
+    _judge(alice, "PS", flagged=True, comment="?")
+    for _ in range(10):
+        _judge(alice, "FS")
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    browser_login(page, live_server, "alice")
+
+    # when
+    page.goto(f"{live_server.url}{reverse('judging:judged', args=[alice.pk])}?topic=all")
+
+    # then
+    assert page.locator("#judged tbody tr").count() == 12
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")

