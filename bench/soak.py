@@ -111,16 +111,28 @@ def reload_card(b: load.Browser, assignment: int) -> tuple[int, load.Card | None
     return status, (load.parse_page(body, assignment, b) if status == 200 else None)
 
 
-def one_assessor(username: str, url: str, start_at: float, stop_at: float, out: Outcome) -> None:
-    """Log in, open the queue, then judge at a human pace until the end: the judging page's htmx submit, whose
-    response is the next card, and now and then a reload of the judging page."""
+def signed_in(username: str, url: str) -> tuple[load.Browser, load.Card | None]:
+    """Log in through the login page and open the queue's first card, before the clock starts (fifty password
+    hashes at once on a busy machine take minutes: not measured). A timeout or a refusal is tried again."""
     u = urllib.parse.urlsplit(url)
-    b = load.Browser(u.hostname or "127.0.0.1", u.port or 80)
+    for attempt in range(10):
+        b = load.Browser(u.hostname or "127.0.0.1", u.port or 80)
+        try:
+            load.login(b, username)
+            return b, load.first_card_page(b)
+        except (OSError, http.client.HTTPException, RuntimeError, SystemExit):
+            time.sleep(1.0 + attempt)
+    raise RuntimeError(f"{username} could not log in")
+
+
+def one_assessor(
+    username: str, b: load.Browser, card: load.Card | None, start_at: float, stop_at: float, out: Outcome
+) -> None:
+    """Judge at a human pace until the end: the judging page's htmx submit, whose response is the next card, and
+    now and then a reload of the judging page."""
     rng = random.Random(username)
-    load.login(b, username)
-    card = load.first_card_page(b)
     # Assessors do not start in step: the first judgment comes some seconds after the common start.
-    due = start_at + rng.uniform(0.0, PACE_SECONDS[1])
+    due = start_at + rng.uniform(0.0, min(PACE_SECONDS[1], (stop_at - start_at) / 4))
     burst = 0
     while card is not None:
         if due >= stop_at:
@@ -157,13 +169,26 @@ def one_assessor(username: str, url: str, start_at: float, stop_at: float, out: 
 def assessor_group(usernames: list[str], url: str, start: Any, seconds: float, ready: Any, out: Any) -> None:
     """One process of several assessors, a thread each (at a human pace one process carries ten easily)."""
     outcomes = [Outcome() for _ in usernames]
+    sessions: list[tuple[load.Browser, load.Card | None] | None] = [None] * len(usernames)
+
+    def sign_in(k: int) -> None:
+        try:
+            sessions[k] = signed_in(usernames[k], url)
+        except RuntimeError as exc:
+            outcomes[k].errors.append(str(exc))
+
+    for k in range(len(usernames)):  # one at a time in each process: a queue of logins would time out
+        sign_in(k)
     ready.put(os.getpid())
     while not start.value:
         time.sleep(0.01)
 
     def run(k: int) -> None:
+        session = sessions[k]
+        if session is None:
+            return
         try:
-            one_assessor(usernames[k], url, start.value, start.value + seconds, outcomes[k])
+            one_assessor(usernames[k], *session, start.value, start.value + seconds, outcomes[k])
         except Exception as exc:  # reported, not hidden: the run fails on it
             outcomes[k].errors.append(f"{usernames[k]}: {type(exc).__name__}: {exc}")
 
@@ -365,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
         procs = [ctx.Process(target=assessor_group, args=(g, url, start, seconds, ready, out)) for g in groups]
         for p in procs:
             p.start()
-        assessor_pids = [ready.get(timeout=300) for _ in procs]
+        assessor_pids = [ready.get(timeout=1200) for _ in procs]
         roles = {"gunicorn master": server.pid, "celery worker": worker.pid, "redis-server": redis.proc.pid}  # type: ignore[union-attr]
         extra = {
             "fake LLM server": [llm_server.pid or 0],
