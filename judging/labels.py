@@ -284,9 +284,14 @@ def label_set_picker_name(label_set: LabelSet) -> str:
 def label_set_choices(sets: list[LabelSet] | None = None) -> list[tuple[str, str]]:
     """The one home of a label-set picker's entries, (spec, name in words), one per distinct set: a one-judge
     set whose every label was made in one campaign, where its judge is the campaign's only assessor in that
-    condition, holds the same labels as the campaign's set, and is listed once, as the campaign's."""
+    condition, holds the same labels as the campaign's set, and is listed once, as the campaign's. So does a
+    final set nobody has reviewed in yet over one assessor's labels: it is listed once a final label is set."""
     sets = label_sets_available() if sets is None else sets
     same: set[str] = set()
+    for f in sets:
+        if f.kind == LabelSetKind.FINAL and len(f.judge_ids) == 1:
+            if not FinalLabel.objects.filter(campaign_id=f.campaign_id).exists():
+                same.add(f.spec)
     for c in sets:
         if c.kind != LabelSetKind.CAMPAIGN or len(c.judge_ids) != 1:
             continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 
 import pytest
@@ -66,8 +67,8 @@ def test_the_exchange_export_of_the_final_set_names_its_reviewer(world: ReviewWo
     )
 
     # then
-    rows = [line.split(",") for line in out.getvalue().splitlines()[1:]]
-    reviewed = [r for r in rows if r[8] == "PS"]
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    reviewed = [r for r in rows if r["label"] == "PS"]
     assert len(reviewed) == 2  # the pair's citation in each of the two runs
-    assert {r[5] for r in reviewed} == {world.reviewer.username}
-    assert all(r[-1] == "final/rev" for r in rows)
+    assert {r["judge"] for r in reviewed} == {world.reviewer.username}
+    assert all(r["label_set"] == "final/rev" for r in rows)

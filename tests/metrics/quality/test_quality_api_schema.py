@@ -4,11 +4,16 @@ server error and no undocumented answer, as an organizer and as an assessor."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 
-from tests.config.test_api_schemathesis import api_schema, connection_kept, operation_fuzz, token_headers, validated
+from tests.config.test_api_schemathesis import (
+    Tally,
+    api_schema,
+    connection_kept,
+    operation_fuzz,
+    token_headers,
+    validated,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -29,14 +34,14 @@ def test_a_real_report_has_the_documented_shape(known, organizer):
 @pytest.mark.parametrize("who", ["organizer", "assessor"])
 def test_generated_requests_get_documented_answers(known, organizer, assessor, who):
     operation = api_schema()[PATH]["GET"]
-    statuses: Counter[str] = Counter()
-    failures: list[str] = []
+    tally = Tally()
+    ids = {"assignment": 0, "campaign": known.campaign.pk, "judgment": 0, "import_job": 0, "prelabel_job": 0}
+    world: dict[str, int | str] = {**ids, "study": 0, "topic": "", "run": ""}
 
     with connection_kept():
         operation_fuzz(
-            operation, headers=token_headers(organizer if who == "organizer" else assessor), statuses=statuses,
-            failures=failures,
-        )  # fmt: skip
+            operation, headers=token_headers(organizer if who == "organizer" else assessor), world=world, tally=tally
+        )
 
-    assert failures == []
-    assert sum(statuses.values()) > 0
+    assert tally.failures == []
+    assert sum(tally.statuses.values()) > 0
