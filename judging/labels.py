@@ -289,9 +289,9 @@ def label_set_choices(sets: list[LabelSet] | None = None) -> list[tuple[str, str
     sets = label_sets_available() if sets is None else sets
     same: set[str] = set()
     for f in sets:
-        if f.kind == LabelSetKind.FINAL and len(f.judge_ids) == 1:
-            if not FinalLabel.objects.filter(campaign_id=f.campaign_id).exists():
-                same.add(f.spec)
+        one_assessor = f.kind == LabelSetKind.FINAL and len(f.judge_ids) == 1
+        if one_assessor and not FinalLabel.objects.filter(campaign_id=f.campaign_id).exists():
+            same.add(f.spec)
     for c in sets:
         if c.kind != LabelSetKind.CAMPAIGN or len(c.judge_ids) != 1:
             continue
