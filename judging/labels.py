@@ -290,7 +290,7 @@ def label_set_choices(sets: list[LabelSet] | None = None) -> list[tuple[str, str
     same: set[str] = set()
     for f in sets:
         one_assessor = f.kind == LabelSetKind.FINAL and len(f.judge_ids) == 1
-        if one_assessor and not FinalLabel.objects.filter(campaign_id=f.campaign_id).exists():
+        if one_assessor and not FinalLabel.objects.filter(campaign_id=f.campaign_id or 0).exists():
             same.add(f.spec)
     for c in sets:
         if c.kind != LabelSetKind.CAMPAIGN or len(c.judge_ids) != 1:
