@@ -69,6 +69,7 @@ def exchange_rows(*, scope: Scope, label_sets: Iterable[LabelSet]) -> Iterator[d
         decided = material.labels(label_set)
         labels = labels_as_dict(decided, material.citation_id)
         # The set's "cannot judge" on a citation: a row without a label, with the newest such judgment's reason.
+        # Only an assessor's, made in an assignment: an imported "not judged" (NIST's -1) has no row, as before.
         for citation_id, judgment_id in _not_judged(label_set, material.citation_id, decided).items():
             labels[citation_id] = ("", judgment_id)
         details = _judgment_details({judgment_id for _, judgment_id in labels.values()})
@@ -289,7 +290,7 @@ def _not_judged(label_set: LabelSet, citation_ids: np.ndarray, decided: Citation
     pairs = decided.pair_ids[at].tolist()
     rows = (
         label_set.judgments()
-        .filter(label=NOT_JUDGED)
+        .filter(label=NOT_JUDGED, assignment__isnull=False)
         .filter(Q(citation_id__in=citations) | Q(pair_id__in=[p for p in pairs if p]))
         .order_by("pk")
         .values_list("pk", "citation_id", "pair_id")
