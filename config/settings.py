@@ -321,7 +321,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # `label` and `shown_label` hold the same three labels: one enumeration in the schema, named for them.
-    "ENUM_NAME_OVERRIDES": {"LabelEnum": "judging.models.Label"},
+    "ENUM_NAME_OVERRIDES": {
+        "LabelEnum": "judging.models.Label",
+        "ConditionEnum": "judging.models.Condition",
+        # assignment by plan takes the two conditions an assessor judges in (judging/planning/)
+        "PlanConditionEnum": ["from_scratch", "post_edit"],
+    },
     # Every operation's error answers (400, 401, 403, 404, 503), written once in config/schema.py.
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.schema.add_error_responses"],
 }
