@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from judging import queue, services
-from judging.models import CampaignPair, Condition, Judgment
+from judging.models import Judgment
 from tests.conftest import browser_login
-from tests.factories import UserFactory, judging_campaign_build
+from tests.judging.judge_page import alice_assignment, open_judge_page, pair_on_screen, queue_order, wait_sent
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -18,33 +18,16 @@ OUTBOX_SIZE = "() => Object.keys(localStorage).filter(k => k.startsWith('judge-o
 
 
 def _setup(n_sentences=6):
-    campaign = judging_campaign_build(n_sentences=n_sentences, passages_per_topic=3)
-    alice = UserFactory(username="alice")
-    return services.assignments_create(
-        campaign=campaign, assessor=alice, topics=list(campaign.topics.all()), condition=Condition.FROM_SCRATCH
-    )[0]
+    return alice_assignment(n_sentences=n_sentences, passages=3)
 
 
-def _queue_order(assignment) -> list[int]:
-    return list(
-        CampaignPair.objects.filter(campaign=assignment.campaign).order_by("position").values_list("pair_id", flat=True)
-    )
-
-
-def _open(page, live_server, assignment) -> None:
-    # The live server's first request sets up its static files: slow on a busy machine, so given longer.
-    page.goto(f"{live_server.url}/accounts/login/", timeout=90_000)
-    browser_login(page, live_server, "alice")
-    page.goto(f"{live_server.url}/judge/{assignment.pk}/")
-    page.wait_for_selector("body[data-judge=ready]", state="attached")
-
-
-def _on_screen(page) -> int:
-    return int(page.get_attribute("#pair-card input[name=pair_id]", "value"))
+_queue_order = queue_order
+_open = open_judge_page
+_on_screen = pair_on_screen
 
 
 def _saved(page, timeout: int = 30_000) -> None:
-    page.wait_for_selector("body[data-judge=ready]", state="attached", timeout=timeout)
+    wait_sent(page, timeout)
 
 
 @pytest.mark.parametrize("failure", ["network", "server error"])

@@ -9,42 +9,24 @@ import time
 
 import pytest
 
-from judging import services
 from judging.forms import CANNOT_JUDGE_REASONS
-from judging.models import CampaignPair, Condition, Judgment
-from tests.conftest import browser_login
-from tests.factories import UserFactory, judging_campaign_build
+from judging.models import Judgment
+from tests.judging.judge_page import alice_assignment, open_judge_page, pair_on_screen, queue_order, wait_sent
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def _setup(n_sentences=8, passages=4):
-    campaign = judging_campaign_build(n_sentences=n_sentences, passages_per_topic=passages)
-    alice = UserFactory(username="alice")
-    return services.assignments_create(
-        campaign=campaign, assessor=alice, topics=list(campaign.topics.all()), condition=Condition.FROM_SCRATCH
-    )[0]
+    return alice_assignment(n_sentences=n_sentences, passages=passages)
 
 
-def _order(assignment) -> list[int]:
-    return list(
-        CampaignPair.objects.filter(campaign=assignment.campaign).order_by("position").values_list("pair_id", flat=True)
-    )
-
-
-def _open(page, live_server, assignment) -> None:
-    page.goto(f"{live_server.url}/accounts/login/", timeout=90_000)
-    browser_login(page, live_server, "alice")
-    page.goto(f"{live_server.url}/judge/{assignment.pk}/")
-    page.wait_for_selector("body[data-judge=ready]", state="attached")
-
-
-def _on_screen(page) -> int:
-    return int(page.get_attribute("#pair-card input[name=pair_id]", "value"))
+_order = queue_order
+_open = open_judge_page
+_on_screen = pair_on_screen
 
 
 def _saved(page, timeout: int = 60_000) -> None:
-    page.wait_for_selector("body[data-judge=ready]", state="attached", timeout=timeout)
+    wait_sent(page, timeout)
 
 
 def test_the_not_saved_banner_goes_once_every_answer_is_stored_after_two_had_to_wait(live_server, page):
