@@ -23,6 +23,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path("metrics/import/", exchange_views.upload, name="upload"),
     path("", include("metrics.study.urls")),
-    path("", include("metrics.humanbudget.urls")),
+    path("", include("metrics.budget.urls")),
     path("", include("metrics.quality.urls")),
 ]
