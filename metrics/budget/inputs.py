@@ -19,6 +19,10 @@ from metrics.budget.estimators import ONE_LLM_DESIGNS, Design
 from metrics.budget.models import BudgetSample
 
 BUDGET_HELP = "a number of pairs (e.g. 300) or a share (e.g. 10% or 0.1)"
+# The campaigns a sample may be drawn from and who may be assigned one (not an organizer: they see the LLM's
+# labels): the schemas' querysets and the page's choices.
+CAMPAIGNS = Campaign.objects.order_by("name")
+ASSESSORS = User.objects.filter(is_staff=False).order_by("username")
 
 
 def parse_budget(text: str) -> tuple[int | None, float | None]:
@@ -43,7 +47,7 @@ class BudgetDrawInput(serializers.Serializer[dict[str, Any]]):
 
     campaign = serializers.SlugRelatedField(
         slug_field="name",
-        queryset=Campaign.objects.order_by("name"),
+        queryset=CAMPAIGNS,
         error_messages={"does_not_exist": "no campaign named '{value}'", "null": "choose a campaign"},
     )
     llm = serializers.CharField(help_text=f"the LLM label set on every pair: {SPEC_HELP}")
@@ -77,11 +81,11 @@ class BudgetDrawInput(serializers.Serializer[dict[str, Any]]):
 
 
 class BudgetAssignInput(serializers.Serializer[dict[str, Any]]):
-    """Assign a sample to an assessor (not an organizer: they see the LLM's labels)."""
+    """Assign a sample to an assessor."""
 
     assessor = serializers.SlugRelatedField(
         slug_field="username",
-        queryset=User.objects.filter(is_staff=False).order_by("username"),
+        queryset=ASSESSORS,
         error_messages={"does_not_exist": "no assessor named '{value}'"},
     )
 

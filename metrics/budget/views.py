@@ -17,7 +17,16 @@ from judging.queue import assignments_with_progress
 from metrics.budget import report
 from metrics.budget import selectors as budget_selectors
 from metrics.budget import services as budget_services
-from metrics.budget.inputs import BUDGET_HELP, BudgetAssignInput, BudgetDrawInput, BudgetPlanInput, errors_text
+from metrics.budget.estimators import Design
+from metrics.budget.inputs import (
+    ASSESSORS,
+    BUDGET_HELP,
+    CAMPAIGNS,
+    BudgetAssignInput,
+    BudgetDrawInput,
+    BudgetPlanInput,
+    errors_text,
+)
 from metrics.budget.models import BudgetSample
 from metrics.budget.plots import width_curve
 from metrics.campaign_choice import page_campaign
@@ -73,7 +82,7 @@ def _plan(request: HttpRequest, *, campaign: Campaign | None, llm: str = "") -> 
 
 
 def _draw_form(campaign: Campaign | None, draw: BudgetDrawInput | None) -> dict[str, Any]:
-    """The draw form's context: the schema's own choices, the values sent (else the defaults) and the errors."""
+    """The draw form's context: the schema's choices, the values sent (else the defaults) and the errors."""
     fields = BudgetDrawInput().fields
     values: Any = (
         draw.initial_data
@@ -87,9 +96,9 @@ def _draw_form(campaign: Campaign | None, draw: BudgetDrawInput | None) -> dict[
     )
     return {
         "values": values,
-        "campaigns": list(fields["campaign"].get_choices()),
+        "campaigns": CAMPAIGNS.values_list("name", flat=True),
         "llms": label_set_choices([s for s in label_sets_available() if s.judge_kind == JudgeKind.LLM]),
-        "designs": list(fields["design"].choices.items()),
+        "designs": Design.choices,
         "budget_help": BUDGET_HELP,
         "errors": errors_text(draw.errors) if draw is not None and draw.errors else "",
     }
@@ -134,7 +143,7 @@ def sample(request: HttpRequest, sample_id: int) -> HttpResponse:
             "estimates": estimates,
             "metric_rows": [(m, estimates["metrics"][m]["runs"]) for m in report.METRICS],
             "topics": budget_selectors.budget_sample_topics(sample=sample),
-            "assessors": list(BudgetAssignInput().fields["assessor"].get_choices()),
+            "assessors": ASSESSORS.values_list("username", flat=True),
             "assignments": assignments_with_progress(
                 sample.assignments.select_related("assessor", "topic").order_by("assessor__username", "order")
             ),
