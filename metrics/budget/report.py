@@ -11,7 +11,7 @@ import numpy as np
 
 from judging.labels import label_set_get
 from judging.scope import Scope
-from metrics.budget.estimators import Design, Estimate, difference_estimate, full_scores, plan, ranking
+from metrics.budget.estimators import Design, Estimate, Population, difference_estimate, full_scores, plan, ranking
 from metrics.budget.models import BudgetSample
 from metrics.budget.selectors import budget_campaign_population, plan_population
 
@@ -50,6 +50,36 @@ def _interval(estimate: Estimate, at: int) -> dict[str, Any] | None:
     }
 
 
+def _ranked_runs(
+    population: Population, *, runs: list[str], judged: np.ndarray, pi: np.ndarray, metric: str
+) -> list[dict[str, Any]]:
+    """One metric's runs, ranked by the LLM + sample estimate, each with its three figures and the probability
+    that it is above the next one."""
+    both = difference_estimate(population, sampled=judged, pi=pi, metric=metric)
+    human_only = difference_estimate(population, sampled=judged, pi=pi, metric=metric, use_llm=False)
+    llm_only = full_scores(population, metric=metric, human=False)
+    # A run shows an estimate once MIN_JUDGED of its pairs are judged: those are ranked first, the others after.
+    order, steps = ranking(population, sampled=judged, pi=pi, metric=metric, eligible=both.drawn >= MIN_JUDGED)
+    rows = []
+    for rank, at in enumerate(order.tolist(), start=1):
+        rows.append(
+            {
+                "rank": rank,
+                "run_id": runs[at],
+                "llm_only": float(llm_only[at]),
+                "ppi": _interval(both, at),
+                "human_only": _interval(human_only, at),
+                "judged_pairs": int(both.drawn[at]),
+            }
+        )
+    for row, step, below in zip(rows, steps, rows[1:], strict=False):
+        shown = row["ppi"] is not None and below["ppi"] is not None
+        row["next_in_order_probability"] = step.probability if shown else None
+    if rows:
+        rows[-1]["next_in_order_probability"] = None
+    return rows
+
+
 def budget_estimates(*, sample: BudgetSample) -> dict[str, Any]:
     """The estimates of the sample's campaign, as plain data."""
     found, judged, pi, human = budget_campaign_population(sample=sample)
@@ -57,31 +87,10 @@ def budget_estimates(*, sample: BudgetSample) -> dict[str, Any]:
     llm = label_set_get(sample.llm)
     drawn_units = sample.items.count()
     judged_units = len(np.unique(found.citation_unit[judged]))
-    per_metric: dict[str, Any] = {}
-    for metric in METRICS:
-        both = difference_estimate(population, sampled=judged, pi=pi, metric=metric)
-        human_only = difference_estimate(population, sampled=judged, pi=pi, metric=metric, use_llm=False)
-        llm_only = full_scores(population, metric=metric, human=False)
-        # A run shows an estimate once MIN_JUDGED of its pairs are judged: those are ranked first, the others after.
-        order, steps = ranking(population, sampled=judged, pi=pi, metric=metric, eligible=both.drawn >= MIN_JUDGED)
-        rows = []
-        for rank, at in enumerate(order.tolist(), start=1):
-            rows.append(
-                {
-                    "rank": rank,
-                    "run_id": found.runs[at],
-                    "llm_only": float(llm_only[at]),
-                    "ppi": _interval(both, at),
-                    "human_only": _interval(human_only, at),
-                    "judged_pairs": int(both.drawn[at]),
-                }
-            )
-        for row, step, below in zip(rows, steps, rows[1:], strict=False):
-            shown = row["ppi"] is not None and below["ppi"] is not None
-            row["next_in_order_probability"] = step.probability if shown else None
-        if rows:
-            rows[-1]["next_in_order_probability"] = None
-        per_metric[metric] = {"runs": rows}
+    per_metric = {
+        metric: {"runs": _ranked_runs(population, runs=found.runs, judged=judged, pi=pi, metric=metric)}
+        for metric in METRICS
+    }
     return {
         "sample": sample.pk,
         "campaign": sample.campaign.name,

@@ -12,7 +12,8 @@ import numpy as np
 from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
 
 from judging.labels import CitationLabels, LabelSet, label_set_get
-from judging.models import Campaign, CampaignPair, Condition, Judgment
+from judging.models import Assignment, Campaign, CampaignPair, Condition, Judgment
+from judging.queue import assignments_with_progress
 from judging.samples import SampleJudges
 from judging.scope import Scope, scope_for
 from metrics.budget.estimators import Population
@@ -94,6 +95,37 @@ def frame_get(*, campaign: Campaign, llm: LabelSet, second_llm: LabelSet | None 
     )
 
 
+def _judged_units(
+    *, sample: BudgetSample, pool: np.ndarray, citation_unit: np.ndarray, human_codes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per frame unit: whether it was drawn and judged (the human set labels one of its citations), and its
+    probability of that, π times the judged share of its topic's draw (the two-phase design)."""
+    items = list(
+        BudgetSampleItem.objects.filter(sample=sample).values_list("topic_id", "pair_id", "inclusion_probability")
+    )
+    width = int(pool[:, 1].max(initial=0)) + 1
+    keys = pool[:, 0] * width + pool[:, 1]
+    unit_pi = np.zeros(len(pool))
+    drawn_units = np.zeros(len(pool), dtype=bool)
+    for topic_pk, pair_id, probability in items:
+        at = int(np.searchsorted(keys, topic_pk * width + pair_id))
+        if at < len(keys) and keys[at] == topic_pk * width + pair_id:
+            unit_pi[at] = probability
+            drawn_units[at] = True
+    # A unit is judged when the human set labels one of its citations.
+    unit_judged = np.zeros(len(pool), dtype=bool)
+    unit_judged[citation_unit[human_codes >= 0]] = True
+    unit_judged &= drawn_units
+    phase_two = np.ones(len(pool))
+    for topic_pk in np.unique(pool[:, 0]):
+        in_topic = pool[:, 0] == topic_pk
+        drawn = int(drawn_units[in_topic].sum())
+        if drawn:
+            phase_two[in_topic] = unit_judged[in_topic].sum() / drawn
+    effective_pi = unit_pi * phase_two
+    return unit_judged, effective_pi
+
+
 def budget_campaign_population(*, sample: BudgetSample) -> tuple[CampaignPopulation, np.ndarray, np.ndarray, LabelSet]:
     """The population of the sample's campaign and, per citation, whether its unit was drawn and judged and the
     probability it had of that: (population, judged, pi, the human label set).
@@ -113,31 +145,7 @@ def budget_campaign_population(*, sample: BudgetSample) -> tuple[CampaignPopulat
         if human.judge_ids
         else np.full(len(positions), -1, dtype=np.int64)
     )
-
-    items = list(
-        BudgetSampleItem.objects.filter(sample=sample).values_list("topic_id", "pair_id", "inclusion_probability")
-    )
-    width = int(pool[:, 1].max(initial=0)) + 1
-    keys = pool[:, 0] * width + pool[:, 1]
-    unit_pi = np.zeros(len(pool))
-    drawn_units = np.zeros(len(pool), dtype=bool)
-    for topic_pk, pair_id, probability in items:
-        at = int(np.searchsorted(keys, topic_pk * width + pair_id))
-        if at < len(keys) and keys[at] == topic_pk * width + pair_id:
-            unit_pi[at] = probability
-            drawn_units[at] = True
-    # A unit is judged when the human set labels one of its citations.
-    unit_judged = np.zeros(len(pool), dtype=bool)
-    unit_judged[unit[human_codes >= 0]] = True
-    unit_judged &= drawn_units
-    phase_two = np.ones(len(pool))
-    for topic_pk in np.unique(pool[:, 0]):
-        in_topic = pool[:, 0] == topic_pk
-        drawn = int(drawn_units[in_topic].sum())
-        if drawn:
-            phase_two[in_topic] = unit_judged[in_topic].sum() / drawn
-    effective_pi = unit_pi * phase_two
-
+    unit_judged, effective_pi = _judged_units(sample=sample, pool=pool, citation_unit=unit, human_codes=human_codes)
     answer_run, _answer_topic, sentence_counts = material.answer_columns
     answer_position = material.citation_answer_position[positions]
     population = Population(
@@ -284,6 +292,13 @@ def budget_sample_topics(*, sample: BudgetSample) -> list[tuple[int, str, int]]:
         (pk, topic_id, drawn.get(pk, 0))
         for pk, topic_id in sample.campaign.topics.order_by("topic_id").values_list("pk", "topic_id")
     ]
+
+
+def budget_sample_assignments(*, sample: BudgetSample) -> QuerySet[Assignment]:
+    """The sample's assignments by assessor and order, each with its progress (`done`, `total`)."""
+    return assignments_with_progress(
+        sample.assignments.select_related("assessor", "topic").order_by("assessor__username", "order")
+    )
 
 
 # --- the samples as judging's sample source (`judging.samples`), for the from-scratch condition -------------

@@ -13,11 +13,11 @@ from django.db import transaction
 from assess.models import Topic
 from judging import services
 from judging.blindness import BlindnessViolation
-from judging.labels import LabelSetError, label_set_get
+from judging.labels import LabelSet, LabelSetError, label_set_get
 from judging.models import Assignment, Campaign, Condition, JudgeKind
 from metrics.budget.estimators import Design, inclusion_probabilities, poisson_sample
 from metrics.budget.models import BudgetSample, BudgetSampleItem
-from metrics.budget.selectors import frame_get
+from metrics.budget.selectors import Frame, frame_get
 
 
 class BudgetError(ValueError):
@@ -49,41 +49,19 @@ def budget_sample_draw(
     at the highest weight."""
     if (pairs is None) == (share is None):
         raise BudgetError("give the budget as a number of pairs or as a share of the pairs, not both")
-    if design not in Design.values:
-        raise BudgetError(f"unknown design {design!r}: one of {', '.join(Design.values)}")
-    try:
-        llm_set = label_set_get(llm)
-        second_set = label_set_get(second_llm) if second_llm else None
-    except LabelSetError as error:
-        raise BudgetError(str(error)) from None
-    if llm_set.judge_kind != JudgeKind.LLM:
-        raise BudgetError(f"{llm_set.spec} is not an LLM's label set: the sample corrects an LLM's labels")
-    if design == Design.DISAGREEMENT and second_set is None:
-        raise BudgetError("the disagreement design needs a second LLM label set")
-    if second_set is not None and second_set.spec == llm_set.spec:
-        raise BudgetError("the second LLM label set must differ from the first")
+    llm_set, second_set = _label_sets(llm=llm, second_llm=second_llm, design=design)
     if not campaign.campaign_pairs.exists():
         raise BudgetError(f"campaign {campaign.name!r} has no pairs: build it first")
     frame = frame_get(campaign=campaign, llm=llm_set, second_llm=second_set)
     n = len(frame.pair_id)
-    missing = int((frame.llm_code < 0).sum())
-    if missing and not allow_unlabelled:
-        raise BudgetError(
-            f"{missing} of the campaign's {n} pairs have no label from {llm_set.spec}: pre-label them first "
-            "or draw anyway: those pairs then count with the LLM's mean weight (unbiased, wider intervals)"
-        )
-    if pairs is not None:
-        if not 1 <= pairs <= n:
-            raise BudgetError(f"the budget must be between 1 and the campaign's {n} pairs")
-        budget = pairs / n
-    else:
-        assert share is not None
-        if not 0 < share <= 1:
-            raise BudgetError("the budget share must be above 0 and at most 1 (e.g. 0.1 for 10%)")
-        budget = share
+    missing = _unlabelled(frame, llm=llm_set, allowed=allow_unlabelled)
+    budget = _budget_share(pairs=pairs, share=share, frame=n)
     try:
         pi = inclusion_probabilities(
-            frame.llm_code, budget=budget, design=design, second_code=frame.second_code if second_set else None
+            frame.llm_code,
+            budget=budget,
+            design=design,
+            second_code=frame.second_code if second_set else None,
         )
     except ValueError as error:
         raise BudgetError(str(error)) from None
@@ -102,6 +80,55 @@ def budget_sample_draw(
         expected=float(pi.sum()),
         created_by=created_by,
     )
+    BudgetSampleItem.objects.bulk_create(_drawn_items(sample, frame=frame, drawn=drawn, pi=pi, rng=rng))
+    return sample
+
+
+def _label_sets(*, llm: str, second_llm: str, design: str) -> tuple[LabelSet, LabelSet | None]:
+    """The draw's LLM label set and its second one (the disagreement design's), each checked for the design."""
+    if design not in Design.values:
+        raise BudgetError(f"unknown design {design!r}: one of {', '.join(Design.values)}")
+    try:
+        llm_set = label_set_get(llm)
+        second_set = label_set_get(second_llm) if second_llm else None
+    except LabelSetError as error:
+        raise BudgetError(str(error)) from None
+    if llm_set.judge_kind != JudgeKind.LLM:
+        raise BudgetError(f"{llm_set.spec} is not an LLM's label set: the sample corrects an LLM's labels")
+    if design == Design.DISAGREEMENT and second_set is None:
+        raise BudgetError("the disagreement design needs a second LLM label set")
+    if second_set is not None and second_set.spec == llm_set.spec:
+        raise BudgetError("the second LLM label set must differ from the first")
+    return llm_set, second_set
+
+
+def _unlabelled(frame: Frame, *, llm: LabelSet, allowed: bool) -> int:
+    """The frame's pairs without the LLM's label; refused unless `allowed`."""
+    missing = int((frame.llm_code < 0).sum())
+    if missing and not allowed:
+        raise BudgetError(
+            f"{missing} of the campaign's {len(frame.pair_id)} pairs have no label from {llm.spec}: pre-label them "
+            "first or draw anyway: those pairs then count with the LLM's mean weight (unbiased, wider intervals)"
+        )
+    return missing
+
+
+def _budget_share(*, pairs: int | None, share: float | None, frame: int) -> float:
+    """The budget as the mean inclusion probability, from a number of pairs or a share of the frame's."""
+    if pairs is not None:
+        if not 1 <= pairs <= frame:
+            raise BudgetError(f"the budget must be between 1 and the campaign's {frame} pairs")
+        return pairs / frame
+    assert share is not None
+    if not 0 < share <= 1:
+        raise BudgetError("the budget share must be above 0 and at most 1 (e.g. 0.1 for 10%)")
+    return share
+
+
+def _drawn_items(
+    sample: BudgetSample, *, frame: Frame, drawn: np.ndarray, pi: np.ndarray, rng: np.random.Generator
+) -> list[BudgetSampleItem]:
+    """The drawn units as items, each topic's in an order shuffled with the draw's generator (after the draw)."""
     items = []
     for topic_pk in np.unique(frame.topic_pk[drawn]):
         in_topic = np.flatnonzero(drawn & (frame.topic_pk == topic_pk))
@@ -115,8 +142,7 @@ def budget_sample_draw(
                     order=order,
                 )
             )
-    BudgetSampleItem.objects.bulk_create(items)
-    return sample
+    return items
 
 
 @transaction.atomic

@@ -13,7 +13,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from assess.auth import organizer_required
 from judging.labels import LabelSetError, label_set_choices, label_sets_available
 from judging.models import Campaign, Condition, JudgeKind
-from judging.queue import assignments_with_progress
 from metrics.budget import report
 from metrics.budget import selectors as budget_selectors
 from metrics.budget import services as budget_services
@@ -144,9 +143,7 @@ def sample(request: HttpRequest, sample_id: int) -> HttpResponse:
             "metric_rows": [(m, estimates["metrics"][m]["runs"]) for m in report.METRICS],
             "topics": budget_selectors.budget_sample_topics(sample=sample),
             "assessors": ASSESSORS.values_list("username", flat=True),
-            "assignments": assignments_with_progress(
-                sample.assignments.select_related("assessor", "topic").order_by("assessor__username", "order")
-            ),
+            "assignments": budget_selectors.budget_sample_assignments(sample=sample),
             **_plan(request, campaign=sample.campaign, llm=sample.llm),
         },
     )
