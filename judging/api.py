@@ -22,8 +22,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assess.api import ErrorDetailSerializer
-from assess.columns import column_bounds
 from assess.models import Run, Topic
+from core.columns import column_bounds
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation
 from judging.exchange.schema import SECONDS_LIMIT
