@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from typing import Any
 
 from django.contrib import messages
@@ -17,11 +16,11 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
-from assess.auth import organizer_required
-from assess.downloads import attachment
+from core.auth import organizer_required
+from core.csvsafe import SafeCsvWriter
+from core.downloads import attachment
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation, blindness_violations
-from judging.csvsafe import csv_safe_cell
 from judging.forms import (
     CANNOT_JUDGE_REASONS,
     AssessorCreateForm,
@@ -560,7 +559,7 @@ def campaign_flags_csv(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = _campaign_or_404(campaign_id)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     attachment(response, what="flags", ext="csv", campaign=campaign.name)
-    writer = csv.writer(response)
+    writer = SafeCsvWriter(response)
     writer.writerow(FLAG_COLUMNS)
     for j in selectors.campaign_flags(campaign=campaign).iterator(chunk_size=500):
         review = getattr(j, "flag_review", None)
@@ -573,5 +572,5 @@ def campaign_flags_csv(request: HttpRequest, campaign_id: int) -> HttpResponse:
             review.resolved_at.isoformat() if review else "", review.note if review else "",
             j.not_judged_reason if not j.label else "",
         ]  # fmt: skip
-        writer.writerow([csv_safe_cell(v) for v in row])
+        writer.writerow(row)
     return response

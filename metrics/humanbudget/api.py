@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assess.columns import column_bounds
+from core.columns import column_bounds
 from judging.labels import SPEC_HELP, LabelSetError
 from judging.models import Campaign
 from judging.scope import scope_for
