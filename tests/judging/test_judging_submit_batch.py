@@ -254,7 +254,7 @@ def test_a_batch_without_javascript_names_the_refused_answers_with_a_409(client,
 @pytest.fixture
 def shared(client, alice):
     """alice judges from scratch and bob post-edits the same topic; the LLM labelled every pair Partial."""
-    campaign = judging_campaign_build(n_sentences=8, passages_per_topic=2)
+    campaign = judging_campaign_build(n_sentences=12, passages_per_topic=2)
     campaign.post_edit_judge = LLMJudgeFactory(name="opus-batch-probe")
     campaign.save()
     for cp in CampaignPair.objects.filter(campaign=campaign).select_related("pair"):
