@@ -16,6 +16,8 @@ Keydown to painted is the figure: median, p95, max over `--keys` keystrokes.
 that latency on every request, no bandwidth limit) and types on a steady clock instead: a key every
 `--interval` seconds whatever is on screen, as an assessor typing ahead does, so that a key that finds no card
 waits in the page's queue (and is counted from its keydown) rather than being held back by the benchmark.
+It also counts the outbox's submit requests and the answers each carried (the page sends every answer it
+holds in one request).
 
 Meanwhile `bench/judge.py`'s simulated assessors (its own processes, logins, data and gunicorn set-up,
 imported, not copied) load the same gunicorn server: `closed` is its closed loop at `--assessors` (each
@@ -40,6 +42,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -171,7 +174,15 @@ def measure(url: str, assignment: int, keys: int, interval: float, rtt: float = 
 
 def steady(page: Any, keys: int, interval: float, rng: random.Random) -> list[dict[str, Any]]:
     """A key every `interval` s on a steady clock, whatever is on screen; then every answer acknowledged. Each
-    measurement also says how many cards the page held ahead just before the key (`ahead`)."""
+    measurement also says how many cards the page held ahead just before the key (`ahead`), and how many
+    answers the outbox's submit requests carried (`batches`: each request's count, in the order sent)."""
+    batches: list[int] = []
+
+    def submitted(request: Any) -> None:
+        if request.method == "POST" and request.url.endswith("/submit/"):
+            batches.append(len(parse_qs(request.post_data or "", keep_blank_values=True).get("pair_id", [])))
+
+    page.on("request", submitted)
     start = time.monotonic()
     depth: list[int] = []
     for k in range(keys):
@@ -187,6 +198,7 @@ def steady(page: Any, keys: int, interval: float, rng: random.Random) -> list[di
     round_trip = int(page.evaluate("() => Number(document.body.dataset.roundTrip || 0)"))
     for d, held in zip(done, depth, strict=False):
         d["ahead"], d["asked"], d["round_trip"] = held, asked, round_trip
+    done[-1]["batches"] = batches
     if os.environ.get("BENCH_KEYSTROKE_DUMP"):  # every key's figures, to look at where a card waited
         Path(os.environ["BENCH_KEYSTROKE_DUMP"]).write_text("\n".join(map(str, done)) + "\n")
     page.context.browser.close()
@@ -242,6 +254,8 @@ def run_with_load(
         painted["fewest_held"] = min(d["ahead"] for d in done)
         painted["asked"] = done[-1]["asked"]
         painted["round_trip"] = done[-1]["round_trip"]
+        painted["requests"] = len(done[-1]["batches"])
+        painted["most_in_one"] = max(done[-1]["batches"], default=0)
     held = [d["painted"] for d in done if d["held"]]
     waited = [d["painted"] for d in done if not d["held"]]
     painted["held"] = len(held)
@@ -341,7 +355,9 @@ def main(argv: list[str] | None = None) -> int:
         if a.rtt:
             print(
                 f"  {label}: the page measured a {painted['round_trip']:.0f} ms round trip and asked for"
-                f" {painted['asked']:.0f} cards ahead; fewest held before a key {painted['fewest_held']:.0f}"
+                f" {painted['asked']:.0f} cards ahead; fewest held before a key {painted['fewest_held']:.0f};"
+                f" {painted['requests']:.0f} submit requests carried the answers (at most"
+                f" {painted['most_in_one']:.0f} in one)"
             )
     print(f"  the browser's assessor: {stored}")
     b = BEFORE_MS

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib import messages
@@ -141,9 +142,13 @@ def _known(request: HttpRequest) -> list[int]:
     return ids[: queue.HELD_AHEAD_MAX] if len(ids) == len([p for p in parts if p]) else []
 
 
-def _render_state(request: HtmxHttpRequest, state: queue.QueueState, *, status: int = 200) -> HttpResponse:
+def _render_state(
+    request: HtmxHttpRequest, state: queue.QueueState, *, status: int = 200, refused: Sequence[dict[str, str]] = ()
+) -> HttpResponse:
     if request.htmx:
-        return render(request, "judging/judge.html#pair-card", judge_context(state, request), status=status)
+        # The answers of a submit that were refused ride in the card, as its held cards do (judge-cards.js).
+        context = {**judge_context(state, request), "refused_answers": refused}
+        return render(request, "judging/judge.html#pair-card", context, status=status)
     campaign = state.assignment.campaign
     context = {
         **judge_context(state, request),
@@ -181,32 +186,42 @@ def judge(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def submit(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
-    """Store one judgment and return the next pair's card (one htmx request per keystroke)."""
+    """Store the answers of a submit (one from the form, several from the page's outbox: `SubmitForm`) and return
+    the next pair's card. An answer refused among several is named in the card (its token and why) while the
+    others are stored; a single one refused is a 400 or 409, as its kind says."""
     assignment = _own_assignment(request, assignment_id)
     form = SubmitForm(request.POST)
     if not form.is_valid():
         return HttpResponse(f"Not saved: {form.errors.as_text()}", status=400, content_type="text/plain")
+    valid = [a for a in form.answers if a.is_valid()]
+    if not valid:
+        errors = "; ".join(a.errors.as_text() for a in form.answers)
+        return HttpResponse(f"Not saved: {errors}", status=400, content_type="text/plain")
+    refused = [
+        {"token": str(a.data.get("token", ""))[:64], "reason": a.errors.as_text()}
+        for a in form.answers
+        if not a.is_valid()
+    ]
     data = form.cleaned_data
-    try:
-        _, state = services.judgment_submit_and_next(
-            assignment=assignment,
-            pair_id=data["pair_id"],
-            label=data["label"],
-            token=data["token"],
-            seconds=data["seconds"],
-            flagged=data["flagged"],
-            comment=data["comment"],
-            not_judged_reason=data["not_judged_reason"],
-            following=True,
-            ahead=data["ahead"],
-            skip=data["skip"],
-            known=data["known"],
-        )
-    except services.SubmissionRejected as exc:
-        return HttpResponse(f"Not saved: {exc}", status=409, content_type="text/plain")
+    outcomes, state = services.judgments_submit_and_next(
+        assignment=assignment,
+        answers=[services.Answer(**a.cleaned_data) for a in valid],
+        following=True,
+        ahead=data["ahead"],
+        skip=data["skip"],
+        known=data["known"],
+    )
+    refused += [
+        {"token": str(a.cleaned_data["token"]), "reason": str(outcome)}
+        for a, outcome in zip(valid, outcomes, strict=True)
+        if isinstance(outcome, services.SubmissionRejected)
+    ]
+    if refused and (len(form.answers) == 1 or not request.htmx):
+        reasons = "; ".join(r["reason"] if len(form.answers) == 1 else f"{r['token']}: {r['reason']}" for r in refused)
+        return HttpResponse(f"Not saved: {reasons}", status=409, content_type="text/plain")
     if not request.htmx:
         return redirect("judging:judge", assignment_id=assignment.pk)
-    return _render_state(request, state)
+    return _render_state(request, state, refused=refused)
 
 
 @login_required
