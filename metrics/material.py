@@ -21,8 +21,8 @@ from django.db import connection
 from django.db.models import Count, Max, Value
 from django.db.models.functions import Coalesce
 
-from assess.arrays import int_columns
 from assess.models import Answer, Citation, Passage, Relevance, Run, Sentence
+from core.arrays import int_columns
 from judging.labels import LABEL_CODE, NO_LABEL, CitationLabels, LabelSet, citation_labels
 from judging.models import NOT_JUDGED, FinalLabel, Judgment, JudgmentOrigin
 from judging.scope import Scope

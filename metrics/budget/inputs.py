@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
-from assess.columns import column_bounds
+from core.columns import column_bounds
 from judging.labels import SPEC_HELP
 from judging.models import Campaign
 from judging.scope import scope_for

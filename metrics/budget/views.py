@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from assess.auth import organizer_required
+from core.auth import organizer_required
 from judging.labels import LabelSetError, label_set_choices, label_sets_available
 from judging.models import Campaign, Condition, JudgeKind
 from metrics.budget import report

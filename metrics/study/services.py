@@ -91,6 +91,30 @@ def study_create(
     study = Study.objects.create(
         campaign=campaign, a=set_a.spec, b=set_b.spec, per_topic=per_topic, seed=seed, created_by=created_by
     )
+    items, topics_summary = _study_items_draw(
+        study=study, disagreeing=disagreeing, both=both, labels_a=labels_a, labels_b=labels_b
+    )
+    StudyItem.objects.bulk_create(items)
+    study.summary = {
+        "topics": topics_summary,
+        "sampled": len(items),
+        "short_topics": [t["topic_id"] for t in topics_summary if t["short"]],
+    }
+    study.save(update_fields=["summary"])
+    return study
+
+
+def _study_items_draw(
+    *,
+    study: Study,
+    disagreeing: dict[int, dict[int, PoolCitation]],
+    both: dict[int, set[int]],
+    labels_a: dict[int, str],
+    labels_b: dict[int, str],
+) -> tuple[list[StudyItem], list[dict]]:
+    """Each campaign topic's sample, drawn from its disagreeing pairs with the topic's own generator, and the
+    topic's line of the summary."""
+    campaign, per_topic, seed = study.campaign, study.per_topic, study.seed
     items: list[StudyItem] = []
     topics_summary = []
     for topic in campaign.topics.order_by("topic_id"):
@@ -117,14 +141,7 @@ def study_create(
                 "short": len(drawn) < per_topic,
             }
         )
-    StudyItem.objects.bulk_create(items)
-    study.summary = {
-        "topics": topics_summary,
-        "sampled": len(items),
-        "short_topics": [t["topic_id"] for t in topics_summary if t["short"]],
-    }
-    study.save(update_fields=["summary"])
-    return study
+    return items, topics_summary
 
 
 # --- adjudication ---------------------------------------------------------------------------------

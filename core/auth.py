@@ -20,7 +20,7 @@ from drf_spectacular.authentication import BasicScheme
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication
 
-from assess.sql import columns, fields_of, from_row
+from core.sql import columns, fields_of, from_row
 
 View = TypeVar("View", bound=Callable[..., HttpResponseBase])
 
@@ -77,7 +77,7 @@ class LockoutAwareBasicAuthentication(BasicAuthentication):
 class LockoutAwareBasicScheme(BasicScheme):
     """The API schema's security scheme for it: HTTP Basic, as for DRF's own (registered by subclassing)."""
 
-    target_class = "assess.auth.LockoutAwareBasicAuthentication"
+    target_class = "core.auth.LockoutAwareBasicAuthentication"
 
 
 class LoginLockedOut(exceptions.APIException):
