@@ -90,7 +90,7 @@ INSTALLED_APPS = [
     "judging.llm",
     "metrics",
     "metrics.study",
-    "metrics.humanbudget",
+    "metrics.budget",
     "metrics.quality",
     # Failed logins recorded and locked out (issue 17, point 4): its attempts and their reset are in the admin.
     "axes",
