@@ -73,7 +73,9 @@ def via_command(case: Bad, path: Path) -> list[str]:
 def via_page(case: Bad, path: Path, client, django_capture_on_commit_callbacks) -> list[str]:
     if case.kind in ("exchange", "nist-judgments"):
         fmt = "nist" if case.kind == "nist-judgments" else "exchange"
-        response = client.post("/judgments/import/", {"uploads": [upload_of(case, path)], "format": fmt, **case.options})
+        response = client.post(
+            "/judgments/import/", {"uploads": [upload_of(case, path)], "format": fmt, **case.options}
+        )
         assert response.status_code == 400
         return [html.unescape(t) for t in _listed_errors(response.content.decode())]
     kind = "runs" if case.kind == "nist-runs" else case.kind
