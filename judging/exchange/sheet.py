@@ -14,7 +14,7 @@ from typing import Any
 from django.db.models import Exists, OuterRef, Q
 
 from judging.csvsafe import csv_safe_cell
-from judging.exchange.selectors import LABEL_OF_CODE, _in_scope, _passage_ids
+from judging.exchange.selectors import LABEL_OF_CODE, ExportMaterial, export_material
 from judging.exchange.writable import Writable
 from judging.labels import LabelSet, LabelSetKind, label_set_final
 from judging.models import Campaign, FinalLabel, JudgeKind, Judgment
@@ -84,31 +84,39 @@ def _pair_notes(campaign: Campaign) -> dict[int, dict[str, list[str]]]:
     return notes
 
 
-def sheet_write(out: Writable, *, campaign: Campaign, scope: Scope, label_set: LabelSet) -> int:
-    """Write the sheet as CSV (each cell safe in a spreadsheet); returns the rows written."""
+def sheet_write(
+    out: Writable, *, campaign: Campaign, scope: Scope, label_set: LabelSet, material: ExportMaterial | None = None
+) -> int:
+    """Write the sheet as CSV (each cell safe in a spreadsheet); returns the rows written. `material`: the
+    scope's citations (and the sets' labels), when they were read already (`selectors.export_material`)."""
     assessors = _assessor_sets(campaign)
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([*SHEET_COLUMNS, *(column for column, _ in assessors), *SHEET_TAIL])
     count = 0
-    for row in sheet_rows(campaign=campaign, scope=scope, label_set=label_set, assessors=assessors):
+    for row in sheet_rows(campaign=campaign, scope=scope, label_set=label_set, assessors=assessors, material=material):
         writer.writerow([csv_safe_cell(v) for v in row])
         count += 1
     return count
 
 
 def sheet_rows(
-    *, campaign: Campaign, scope: Scope, label_set: LabelSet, assessors: list[tuple[str, LabelSet]] | None = None
+    *,
+    campaign: Campaign,
+    scope: Scope,
+    label_set: LabelSet,
+    assessors: list[tuple[str, LabelSet]] | None = None,
+    material: ExportMaterial | None = None,
 ) -> Iterator[list[Any]]:
     """The sheet's rows, in (answer, sentence, slot) order: every citation in scope that any of its sets labelled
     or that an assessor commented on."""
     assessors = assessors if assessors is not None else _assessor_sets(campaign)
-    material = _in_scope(scope)
+    material = material if material is not None else export_material(scope)
     chosen = material.labels(label_set).codes
     final = material.labels(label_set_final(campaign)).codes
     per_assessor = [material.labels(s).codes for _, s in assessors]
     notes = _pair_notes(campaign)
     reasons = dict(FinalLabel.objects.filter(campaign=campaign, current=True).values_list("pair_id", "reason"))
-    passage_ids = _passage_ids(set(material.citation_passage.tolist()))
+    passage_ids = material.passage_ids
     for i, (answer, index, slot, passage, pair) in enumerate(
         zip(
             material.citation_answer.tolist(),
