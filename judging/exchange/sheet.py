@@ -111,25 +111,25 @@ def sheet_rows(
     or that an assessor commented on."""
     assessors = assessors if assessors is not None else _assessor_sets(campaign)
     material = material if material is not None else export_material(scope)
-    chosen = material.labels(label_set).codes
-    final = material.labels(label_set_final(campaign)).codes
-    per_assessor = [material.labels(s).codes for _, s in assessors]
+    chosen = _label_names(material.labels(label_set).codes)
+    final = _label_names(material.labels(label_set_final(campaign)).codes)
+    per_assessor = [_label_names(material.labels(s).codes) for _, s in assessors]
     notes = _pair_notes(campaign)
     reasons = dict(FinalLabel.objects.filter(campaign=campaign, current=True).values_list("pair_id", "reason"))
     passage_ids = material.passage_ids
-    for i, (answer, index, slot, passage, pair) in enumerate(
-        zip(
-            material.citation_answer.tolist(),
-            material.citation_sentence_index.tolist(),
-            material.citation_slot.tolist(),
-            material.citation_passage.tolist(),
-            material.citation_pair.tolist(),
-            strict=True,
-        )
+    for answer, index, slot, passage, pair, chosen_label, final_label, *columns in zip(
+        material.citation_answer.tolist(),
+        material.citation_sentence_index.tolist(),
+        material.citation_slot.tolist(),
+        material.citation_passage.tolist(),
+        material.citation_pair.tolist(),
+        chosen,
+        final,
+        *per_assessor,
+        strict=True,
     ):
-        columns = [LABEL_OF_CODE.get(int(codes[i]), "") for codes in per_assessor]
         note = notes.get(pair)
-        if chosen[i] < 0 and final[i] < 0 and not any(columns) and note is None:
+        if not chosen_label and not final_label and not any(columns) and note is None:
             continue
         topic_id, run_id = material.answers[answer]
         yield [
@@ -138,12 +138,17 @@ def sheet_rows(
             index,
             slot,
             passage_ids[passage],
-            LABEL_OF_CODE.get(int(chosen[i]), ""),
+            chosen_label,
             label_set.spec,
-            LABEL_OF_CODE.get(int(final[i]), ""),
+            final_label,
             reasons.get(pair, ""),
             *columns,
             "; ".join(note["flagged_by"]) if note else "",
             " | ".join(note["comments"]) if note else "",
             " | ".join(note["reasons"]) if note else "",
         ]
+
+
+def _label_names(codes: Any) -> list[str]:
+    """Each code's label ("" for none), as a list: read per row, a list is much faster than a numpy array."""
+    return [LABEL_OF_CODE.get(code, "") for code in codes.tolist()]
