@@ -60,7 +60,8 @@ def export_material(scope: Scope) -> ExportMaterial:
         6,
     )
     answers = {pk: (t, r) for pk, t, r in scope.answers().values_list("pk", "topic__topic_id", "run__run_id")}
-    return ExportMaterial(answers, *columns)
+    citation_id, answer, sentence_index, slot, passage, pair = columns
+    return ExportMaterial(answers, citation_id, answer, sentence_index, slot, passage, pair)
 
 
 def exchange_rows(

@@ -1,5 +1,6 @@
-"""The deliverables zip, written entry after entry to a file (never whole in memory), each entry by the writer
-that owns its format: qrels and NIST JSONL (`judging.exchange.export`), the judgment sheet with one column per
+"""The deliverables zip, written entry after entry to a file or to the browser (never whole in memory), each
+entry by the writer that owns its format, all of them over one reading of the scope's citations and of each
+label set's labels (`_read_once`): qrels and NIST JSONL (`judging.exchange.export`), the judgment sheet with one column per
 assessor (`judging.exchange.sheet`), run and per-(topic, run) scores (`metrics.exports`), the agreement report
 (`metrics.reports`, as JSON and CSV) and the paper's figures (`metrics.figure_data` + `metrics.figures`).
 `manifest.json`, written last, lists every file with its size and SHA-256, the label sets with their counts,

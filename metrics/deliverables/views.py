@@ -45,5 +45,5 @@ def campaign_deliverables(request: HttpRequest, campaign_id: int) -> HttpRespons
     response = StreamingHttpResponse(
         deliverables_stream(campaign=campaign, label_set=label_set), content_type="application/zip"
     )
-    response["Content-Disposition"] = content_disposition_header(True, f"deliverables-{safe}.zip")
+    response["Content-Disposition"] = content_disposition_header(True, f"deliverables-{safe}.zip") or ""
     return response
