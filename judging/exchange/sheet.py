@@ -112,7 +112,8 @@ def sheet_rows(
     assessors = assessors if assessors is not None else _assessor_sets(campaign)
     material = material if material is not None else export_material(scope)
     chosen = _label_names(material.labels(label_set).codes)
-    final = _label_names(material.labels(label_set_final(campaign)).codes)
+    final_set = label_set if label_set.kind == LabelSetKind.FINAL and label_set.campaign_id == campaign.pk else None
+    final = _label_names(material.labels(final_set or label_set_final(campaign)).codes)
     per_assessor = [_label_names(material.labels(s).codes) for _, s in assessors]
     notes = _pair_notes(campaign)
     reasons = dict(FinalLabel.objects.filter(campaign=campaign, current=True).values_list("pair_id", "reason"))
