@@ -48,11 +48,18 @@ def judge_get_or_create(*, name: str, kind: str = JudgeKind.HUMAN) -> Judge:
 
 
 class CampaignBuildError(Exception):
-    """The build cannot go on; `message` says why (for example the passages that have no text)."""
+    """The build cannot go on; `message` says why (`problem`: the passages that have no text) and what to do."""
 
-    def __init__(self, message: str, *, missing_passages: list[str] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(
+        self,
+        problem: str,
+        *,
+        advice: str = "Load their text, or build leaving them out.",
+        missing_passages: list[str] | None = None,
+    ) -> None:
+        self.problem = problem
+        self.message = f"{problem} {advice}"
+        super().__init__(self.message)
         self.missing_passages = missing_passages or []
 
 
@@ -98,7 +105,7 @@ def campaign_build_pairs(*, campaign: Campaign, allow_missing_text: bool = False
     if missing and not allow_missing_text:
         shown = ", ".join(missing[:20]) + (f" and {len(missing) - 20} more" if len(missing) > 20 else "")
         raise CampaignBuildError(
-            f"{len(missing)} cited passages have no text: {shown}. Load their text, or build leaving them out.",
+            f"{len(missing)} cited passages have no text: {shown}.",
             missing_passages=missing,
         )
     # A sentence whose text is missing (NaN in NIST's files) cannot be judged here; its citations are counted.
@@ -130,6 +137,49 @@ def campaign_build_pairs(*, campaign: Campaign, allow_missing_text: bool = False
     for assignment in assignments:
         assignment_refresh_status(assignment=assignment)
     return summary
+
+
+class CampaignNotCreated(CampaignBuildError):
+    """A new campaign's build stopped: nothing was created. `message` says what is missing and what to do."""
+
+
+@transaction.atomic
+def campaign_create_and_build(
+    *,
+    name: str,
+    runs: Iterable[Run],
+    topics: Iterable[Topic],
+    depth: int = 1,
+    guidelines: str | None = None,
+    post_edit_judge: Judge | None = None,
+    highlight_evidence: bool = False,
+    queue_order: str = QueueOrder.BY_TOPIC,
+    allow_missing_text: bool = False,
+) -> tuple[Campaign, dict[str, Any]]:
+    """A new campaign and its pool (`campaign_build_pairs`) in one transaction, what the page, the API and the
+    command create a campaign with: a build that stops (cited passages without text, unless
+    `allow_missing_text`) or fails leaves no campaign behind (issue 23, point 5), and raises
+    `CampaignNotCreated` naming the passages and what to do."""
+    campaign = campaign_create(
+        name=name,
+        runs=runs,
+        topics=topics,
+        depth=depth,
+        guidelines=guidelines,
+        post_edit_judge=post_edit_judge,
+        highlight_evidence=highlight_evidence,
+        queue_order=queue_order,
+    )
+    try:
+        summary = campaign_build_pairs(campaign=campaign, allow_missing_text=allow_missing_text)
+    except CampaignBuildError as exc:
+        raise CampaignNotCreated(
+            f"nothing created: {exc.problem}",
+            advice="Load their text (import_passages, or the missing passages page) and create the campaign "
+            "again, or create it leaving them out.",
+            missing_passages=exc.missing_passages,
+        ) from exc
+    return campaign, summary
 
 
 def _campaign_citations(sentences: Any, *, depth: int) -> list[Citation]:
