@@ -18,7 +18,7 @@ import numpy as np
 from django.core.cache import cache
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import Count, Max, Value
+from django.db.models import Count, Model, Value
 from django.db.models.functions import Coalesce
 
 from assess.arrays import int_columns
@@ -31,20 +31,42 @@ from metrics.scores import AnswerSupport, support_arrays
 CACHE_SECONDS = 3600
 
 
+def _versions() -> tuple[str, str]:
+    """(material version, data version), read in one query: they are part of every metrics cache key, and a
+    page asks for them once per report."""
+    qn = connection.ops.quote_name
+
+    def table(model: type[Model]) -> str:
+        return qn(model._meta.db_table)
+
+    def newest(model: type[Model]) -> str:
+        return f"(SELECT max({qn(model._meta.pk.column)}) FROM {table(model)})"
+
+    def count(model: type[Model], where: str = "") -> str:
+        return f"(SELECT count(*) FROM {table(model)}{where})"
+
+    has_text = qn(Passage._meta.get_field("has_text").column)
+    sql = (
+        f"SELECT {newest(Citation)}, {count(Answer)}, {newest(Relevance)}, {count(Relevance)},"
+        f" {newest(Judgment)}, {newest(FinalLabel)}, {count(Passage, f' WHERE {has_text}')}"
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql)
+        citations, answers, relevance, graded, judgments, finals, with_text = cur.fetchone()
+    material = f"{citations}:{answers}:{relevance}:{graded}"
+    return material, f"{judgments}:{finals}:{material}:{with_text}"
+
+
 def material_version() -> str:
     """Changes when runs are loaded or replaced (new citations) or removed (fewer answers), or relevance
     grades are imported (a scope's relevance filter reads them)."""
-    citations = Citation.objects.aggregate(m=Max("pk"))["m"]
-    relevance = Relevance.objects.aggregate(m=Max("pk"), n=Count("pk"))
-    return f"{citations}:{Answer.objects.count()}:{relevance['m']}:{relevance['n']}"
+    return _versions()[0]
 
 
 def data_version() -> str:
     """Changes whenever a judgment or a final label (`final/<campaign>`) is added or the loaded material
     changes: part of every cache key."""
-    judgments = Judgment.objects.aggregate(m=Max("pk"))["m"]
-    finals = FinalLabel.objects.aggregate(m=Max("pk"))["m"]
-    return f"{judgments}:{finals}:{material_version()}:{Passage.objects.filter(has_text=True).count()}"
+    return _versions()[1]
 
 
 def cached(key: str, compute: Any) -> Any:

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from assess.models import Topic
-from judging import services
+from judging import samples, services
 from judging.blindness import BlindnessViolation
 from judging.labels import LabelSetError, label_set_get
 from judging.models import Assignment, Campaign, Condition, JudgeKind
@@ -116,6 +116,14 @@ def budget_sample_draw(
                 )
             )
     BudgetSampleItem.objects.bulk_create(items)
+    # What judging's queue reads of the sample: its pairs of each topic in the drawn order.
+    sample.sample = samples.sample_create(
+        campaign=campaign,
+        name=f"budget sample #{sample.pk}",
+        condition=Condition.FROM_SCRATCH,
+        pairs=[(item.topic_id, item.pair_id) for item in items],
+    )
+    sample.save(update_fields=["sample"])
     return sample
 
 
@@ -158,6 +166,7 @@ def budget_assign(*, sample: BudgetSample, assessor: User, topics: Iterable[Topi
         )
     except BlindnessViolation as violation:
         raise BudgetError(violation.message) from violation
+    samples.sample_assign(sample=sample.sample, assignments=made)
     sample.assignments.add(*made)
     for assignment in made:
         services.assignment_refresh_status(assignment=assignment)
