@@ -547,5 +547,11 @@ def flag_resolve(*, judgment: Judgment, resolved_by: User, note: str = "") -> Fl
 
 
 def campaign_choice_remember(*, user: User, campaign: Campaign | None) -> None:
-    """Keep `campaign` (None: everything loaded) as the one `user`'s pages show until they choose another."""
-    CampaignChoice.objects.update_or_create(user=user, defaults={"campaign": campaign})
+    """Keep `campaign` (None: everything loaded) as the one `user`'s pages show until they choose another. One
+    statement (an upsert on the user), so a page that remembers costs no transaction of its own."""
+    CampaignChoice.objects.bulk_create(
+        [CampaignChoice(user=user, campaign=campaign, chosen_at=timezone.now())],
+        update_conflicts=True,
+        unique_fields=["user"],
+        update_fields=["campaign", "chosen_at"],
+    )

@@ -9,7 +9,9 @@ judgment's id, so a new judgment makes a new key.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -22,7 +24,7 @@ from django.db.models import Count, Model, Value
 from django.db.models.functions import Coalesce
 
 from assess.arrays import int_columns
-from assess.models import Answer, Citation, Passage, Relevance, Run, Sentence
+from assess.models import Answer, Citation, Passage, Relevance, Run
 from judging.labels import LABEL_CODE, NO_LABEL, CitationLabels, LabelSet, citation_labels
 from judging.models import NOT_JUDGED, FinalLabel, Judgment, JudgmentOrigin
 from judging.scope import Scope
@@ -31,9 +33,40 @@ from metrics.scores import AnswerSupport, support_arrays
 CACHE_SECONDS = 3600
 
 
+# A page that builds several reports reads the versions once (`versions_pinned`): they are read again on every
+# report otherwise, and a dashboard builds five. Only for the length of one request, never across requests.
+_PINNED: ContextVar[dict[str, Any] | None] = ContextVar("metrics_versions_pinned", default=None)
+
+
+@contextmanager
+def versions_pinned() -> Iterator[None]:
+    """Within: the material and data versions, and each label set's, are read once (one page's reports)."""
+    token = _PINNED.set({})
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
+
+
+def _pinned(key: str, read: Callable[[], Any]) -> Any:
+    pinned = _PINNED.get()
+    if pinned is None:
+        return read()
+    if key not in pinned:
+        pinned[key] = read()
+    return pinned[key]
+
+
+def label_set_version(label_set: LabelSet) -> int:
+    return _pinned(f"labels:{label_set.key}", label_set.version)  # type: ignore[no-any-return]
+
+
 def _versions() -> tuple[str, str]:
-    """(material version, data version), read in one query: they are part of every metrics cache key, and a
-    page asks for them once per report."""
+    return _pinned("versions", _versions_read)  # type: ignore[no-any-return]
+
+
+def _versions_read() -> tuple[str, str]:
+    """(material version, data version), read in one query: they are part of every metrics cache key."""
     qn = connection.ops.quote_name
 
     def table(model: type[Model]) -> str:
@@ -94,6 +127,11 @@ def _memo(key: str, compute: Callable[[], Any]) -> Any:
     while len(_MEMO) > _MEMO_SIZE:
         _MEMO.popitem(last=False)
     return value
+
+
+def memo_clear() -> None:
+    """Forget the in-process memo, as a new worker process starts without it (a cold page, in the tests)."""
+    _MEMO.clear()
 
 
 def _remember(key: str, value: Any) -> None:
@@ -222,18 +260,13 @@ def material_get(scope: Scope) -> Material:
 
 
 def _material(scope: Scope) -> Material:
-    counts = dict(
-        _rows(
-            Sentence.objects.filter(answer__in=_answers_in(scope))
-            .order_by()
-            .values_list("answer_id")
-            .annotate(n=Count("pk"))
-        )
-    )
     answers = {
-        pk: (topic_id, run_id, counts.get(pk, 0))
-        for pk, topic_id, run_id in _rows(
-            _answers_in(scope).order_by().values_list("pk", "topic__topic_id", "run__run_id")
+        pk: (topic_id, run_id, n)
+        for pk, topic_id, run_id, n in _rows(
+            _answers_in(scope)
+            .order_by()
+            .annotate(n=Count("sentences"))
+            .values_list("pk", "topic__topic_id", "run__run_id", "n")
         )
     }
     citations_qs = scope.citations()
@@ -275,7 +308,7 @@ def labels_get(label_set: LabelSet, material: Material) -> CitationLabels:
 
     Kept (in process and in the shared cache) with the set's version; a one-judge set with a few new
     judgments has only those applied (each is newer than every label kept, so it wins where it applies)."""
-    version = label_set.version()
+    version = label_set_version(label_set)
     key = f"metrics:labels:{material.key}:{label_set.key}"
     kept = _MEMO.get(key) or cache.get(key)
     if kept is not None and kept[0] == version:

@@ -258,7 +258,7 @@ class StudyFactory(factory.django.DjangoModelFactory):
     b = "gpt-study"
 
     @factory.post_generation
-    def sample(study, create: bool, extracted: Any, **kwargs: Any) -> None:  # noqa: N805
+    def sample(study, create: bool, extracted: Any, **kwargs: Any) -> None:
         from judging.models import Condition
         from judging.samples import sample_create
 

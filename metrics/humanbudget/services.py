@@ -166,6 +166,8 @@ def budget_assign(*, sample: BudgetSample, assessor: User, topics: Iterable[Topi
         )
     except BlindnessViolation as violation:
         raise BudgetError(violation.message) from violation
+    if sample.sample is None:  # every draw writes one (older draws: migration humanbudget/0002)
+        raise BudgetError(f"budget sample #{sample.pk} has no sample in judging's tables")
     samples.sample_assign(sample=sample.sample, assignments=made)
     sample.assignments.add(*made)
     for assignment in made:

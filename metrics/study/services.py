@@ -148,6 +148,9 @@ def study_assign(*, study: Study, assessor: User, topics: Iterable[Topic] | None
     who judged it in any condition, or is one of the study's judges), or whose adjudication assignment for a
     topic already re-judges another study of the campaign. The queue keeps the assignments to the sample
     (`judging.samples.sample_assign`)."""
+    sample = study.sample
+    if sample is None:  # every study has one since study_create wrote it (older ones: migration study/0002)
+        raise StudyError(f"study #{study.pk} has no sample in judging's tables")
     sampled_topics = set(StudyItem.objects.filter(study=study).values_list("topic_id", flat=True))
     candidates = topics if topics is not None else study.campaign.topics.order_by("topic_id")
     chosen = [t for t in candidates if t.pk in sampled_topics]
@@ -159,18 +162,19 @@ def study_assign(*, study: Study, assessor: User, topics: Iterable[Topic] | None
             assessor=assessor,
             topics=chosen,
             condition=Condition.ADJUDICATION,
-            sample=samples.sample_judges(study.sample),
+            sample=samples.sample_judges(sample),
         )
     except BlindnessViolation as violation:
         # The study's page, API and command report StudyError as an organizer's error to correct.
         raise StudyError(violation.message) from violation
     for assignment in made:
-        if assignment.sample_id not in (None, study.sample_id):
+        other = assignment.sample
+        if other is not None and other.pk != sample.pk:
             raise StudyError(
                 f"{assessor.get_username()}'s adjudication of topic {assignment.topic.topic_id} in "
-                f"{study.campaign.name} already re-judges {assignment.sample.name}"
+                f"{study.campaign.name} already re-judges {other.name}"
             )
-    samples.sample_assign(sample=study.sample, assignments=made)
+    samples.sample_assign(sample=sample, assignments=made)
     study.assignments.add(*made)
     for assignment in made:
         services.assignment_refresh_status(assignment=assignment)
