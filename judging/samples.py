@@ -93,7 +93,9 @@ def campaign_samples(
 ) -> tuple[list[SampleJudges], dict[int, list[SampleJudges]]]:
     """Every sample of the campaign whose judges an adjudicator must be independent of, and the one that each
     of `assignment_ids` re-judges (adjudication samples only: a from-scratch sample holds no one independent)."""
-    samples = list(Sample.objects.filter(campaign_id=campaign_id, condition=Condition.ADJUDICATION).order_by("pk"))
+    samples = list(
+        Sample.objects.filter(campaign_id=campaign_id, condition=Condition.ADJUDICATION).order_by("-created_at", "-pk")
+    )
     every = {s.pk: sample_judges(s) for s in samples}
     ids = list(assignment_ids)
     links = Assignment.objects.filter(pk__in=ids, sample_id__in=every).values_list("pk", "sample_id") if ids else []

@@ -25,6 +25,7 @@ from django.db.models.functions import Coalesce
 
 from assess.arrays import int_columns
 from assess.models import Answer, Citation, Passage, Relevance, Run
+from assess.sql import aware
 from judging.labels import LABEL_CODE, NO_LABEL, CitationLabels, LabelSet, citation_labels
 from judging.models import NOT_JUDGED, FinalLabel, Judgment, JudgmentOrigin
 from judging.scope import Scope
@@ -78,16 +79,33 @@ def _versions_read() -> tuple[str, str]:
     def count(model: type[Model], where: str = "") -> str:
         return f"(SELECT count(*) FROM {table(model)}{where})"
 
+    def newest_made(model: type[Model]) -> str:
+        # The newest row's creation time beside its id: a key built on ids alone is met again when ids are
+        # given out again (a recreated database; SQLite after a rolled-back test), and would find the old
+        # figures in the cache, which outlives both.
+        made = qn(model._meta.get_field("created_at").column)
+        return f"(SELECT {made} FROM {table(model)} ORDER BY {qn(model._meta.pk.column)} DESC LIMIT 1)"
+
     has_text = qn(Passage._meta.get_field("has_text").column)
     sql = (
         f"SELECT {newest(Citation)}, {count(Answer)}, {newest(Relevance)}, {count(Relevance)},"
-        f" {newest(Judgment)}, {newest(FinalLabel)}, {count(Passage, f' WHERE {has_text}')}"
+        f" (SELECT max({qn(Run._meta.get_field('created_at').column)}) FROM {table(Run)}),"
+        f" {newest(Judgment)}, {newest_made(Judgment)}, {newest(FinalLabel)}, {newest_made(FinalLabel)},"
+        f" {count(Passage, f' WHERE {has_text}')}"
     )
     with connection.cursor() as cur:
         cur.execute(sql)
-        citations, answers, relevance, graded, judgments, finals, with_text = cur.fetchone()
-    material = f"{citations}:{answers}:{relevance}:{graded}"
-    return material, f"{judgments}:{finals}:{material}:{with_text}"
+        citations, answers, relevance, graded, runs_made, *judged, with_text = cur.fetchone()
+    material = f"{citations}:{answers}:{relevance}:{graded}:{_stamp(runs_made)}"
+    judgments, judgment_made, finals, final_made = judged
+    data = f"{judgments}.{_stamp(judgment_made)}:{finals}.{_stamp(final_made)}"
+    return material, f"{data}:{material}:{with_text}"
+
+
+def _stamp(value: Any) -> str:
+    """A creation time in a cache key (SQLite gives it as text, PostgreSQL as a datetime)."""
+    made = aware(value)
+    return f"{made.timestamp():.6f}" if made is not None else "-"
 
 
 def material_version() -> str:
