@@ -79,17 +79,20 @@ def _versions_read() -> tuple[str, str]:
     def count(model: type[Model], where: str = "") -> str:
         return f"(SELECT count(*) FROM {table(model)}{where})"
 
+    def column(model: type[Model], name: str) -> str:
+        return qn(next(f.column for f in model._meta.concrete_fields if f.name == name))
+
     def newest_made(model: type[Model]) -> str:
         # The newest row's creation time beside its id: a key built on ids alone is met again when ids are
         # given out again (a recreated database; SQLite after a rolled-back test), and would find the old
         # figures in the cache, which outlives both.
-        made = qn(model._meta.get_field("created_at").column)
+        made = column(model, "created_at")
         return f"(SELECT {made} FROM {table(model)} ORDER BY {qn(model._meta.pk.column)} DESC LIMIT 1)"
 
-    has_text = qn(Passage._meta.get_field("has_text").column)
+    has_text = column(Passage, "has_text")
     sql = (
         f"SELECT {newest(Citation)}, {count(Answer)}, {newest(Relevance)}, {count(Relevance)},"
-        f" (SELECT max({qn(Run._meta.get_field('created_at').column)}) FROM {table(Run)}),"
+        f" (SELECT max({column(Run, 'created_at')}) FROM {table(Run)}),"
         f" {newest(Judgment)}, {newest_made(Judgment)}, {newest(FinalLabel)}, {newest_made(FinalLabel)},"
         f" {count(Passage, f' WHERE {has_text}')}"
     )
