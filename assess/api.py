@@ -20,11 +20,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assess import selectors
-from assess.columns import column_bounds
 from assess.forms import RUN_FORMAT_CHOICES, run_options
 from assess.import_jobs import import_job_create, import_job_resume
 from assess.importers.jobs import ImportJobInvalid, import_job_progress, import_job_stalled
 from assess.models import ImportJob, ImportKind, Passage, Run, Task, Topic
+from core.columns import column_bounds
 
 
 class ErrorDetailSerializer(serializers.Serializer[dict[str, Any]]):

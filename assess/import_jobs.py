@@ -17,7 +17,6 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils.text import get_valid_filename
 
-from assess.background import run_in_background
 from assess.importers.jobs import (
     ImportJobInvalid,
     heartbeats_kept,
@@ -26,6 +25,7 @@ from assess.importers.jobs import (
 )
 from assess.models import ImportJob, ImportKind, ImportStatus
 from assess.tasks import import_job_run
+from core.background import run_in_background
 
 UPLOADABLE_KINDS = (ImportKind.TOPICS, ImportKind.PASSAGES, ImportKind.RUNS)
 
@@ -84,7 +84,7 @@ def _store_uploads(folder: Path, uploaded_files: Sequence[UploadedFile]) -> tupl
 
 def import_job_enqueue(*, job_id: int) -> None:
     """Once committed, hand the job to a Celery worker (in a thread of this process only in the embedded
-    default, so that the upload request returns at once): `assess.background` decides."""
+    default, so that the upload request returns at once): `core.background` decides."""
     run_in_background(import_job_run, job_id)
 
 

@@ -12,12 +12,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.middleware import HtmxDetails
 
 from assess import selectors
-from assess.auth import organizer_required
-from assess.downloads import attachment
 from assess.forms import CorpusFillForm, UploadForm
 from assess.import_jobs import import_job_create, import_job_resume
 from assess.importers.jobs import ImportJobInvalid, import_job_progress, import_job_stalled
 from assess.models import ImportJob, ImportKind, ImportStatus
+from core.auth import organizer_required
+from core.downloads import attachment
 
 MISSING_SHOWN = 200
 

@@ -4,7 +4,7 @@ string of a body (JSON, form or multipart fields), for every API view at once.
 PostgreSQL refuses NUL in text, so a NUL that reaches a lookup or a row is a database error (a 500) rather than
 "not found"; no name, id or text the API accepts holds NUL or another control character but the whitespace
 ones (the rule of the import lines, `assess.importers.schema.TEXT_CONTROLS`). Query strings and paths are
-checked by `assess.middleware`; bodies here, so every serializer field, slug lookups included, is covered."""
+checked by `core.middleware`; bodies here, so every serializer field, slug lookups included, is covered."""
 
 from __future__ import annotations
 

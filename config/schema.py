@@ -1,7 +1,7 @@
 """The OpenAPI schema's error answers, written once for every operation (a drf-spectacular postprocessing hook).
 
 DRF answers the same few errors on every view: 401/403 before a view runs (authentication, permission), 400 when a
-query or body fails its serializer (or holds a NUL: assess.middleware, config/parsers.py), 404 when a path names
+query or body fails its serializer (or holds a NUL: core.middleware, config/parsers.py), 404 when a path names
 no row, 429 with `Retry-After` when the API throttle (REST_FRAMEWORK's DEFAULT_THROTTLE_RATES) slows a client,
 config/errors.py's 413 for a body above DATA_UPLOAD_MAX_MEMORY_SIZE and 503 (with `Retry-After`) when PostgreSQL
 or Redis cannot be reached, and 414 from the web server (gunicorn's request-line limit) for a URL too long to

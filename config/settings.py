@@ -84,12 +84,13 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "template_partials",
+    "core",
     "assess",
     "judging",
     "judging.llm",
     "metrics",
     "metrics.study",
-    "metrics.humanbudget",
+    "metrics.budget",
     "metrics.quality",
     # Failed logins recorded and locked out (issue 17, point 4): its attempts and their reset are in the admin.
     "axes",
@@ -97,7 +98,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "assess.middleware.refuse_nul_middleware",
+    "core.middleware.refuse_nul_middleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -173,8 +174,8 @@ if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and DB_POOL:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # django-axes first: it refuses a locked-out username+address before any password is checked; then Django's
-# model backend (assess/auth.py: Django's, under the dotted path signed-in sessions store).
-AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "assess.auth.ModelBackend"]
+# model backend (core/auth.py: Django's, under the dotted path signed-in sessions store).
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "core.auth.ModelBackend"]
 
 # Logins throttled (docs/operations.md, "Logins"): after LOGIN_FAILURE_LIMIT failures for one username from
 # one address, within LOGIN_COOLOFF_MINUTES of each other, that username is locked at that address for the
@@ -184,7 +185,7 @@ AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_CALLABLE = "assess.auth.lockout_response"
+AXES_LOCKOUT_CALLABLE = "core.auth.lockout_response"
 # The address is REMOTE_ADDR: behind a proxy that is the proxy's, and the lock is then in effect per username.
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -243,7 +244,7 @@ IMPORT_MAX_LINE_BYTES = env_int("IMPORT_MAX_LINE_KB", 8192) * 1024
 IMPORT_MAX_GZIP_RATIO = env_int("IMPORT_MAX_GZIP_RATIO", 32)
 # Long work (imports, pre-labelling, a study's second judge) goes to the Celery workers whenever a broker is
 # configured. Only in the embedded default (tasks eager) does it run in a thread of the web process, so that the
-# request returns; false runs it inline (assess/background.py, docs/operations.md "Background work").
+# request returns; false runs it inline (core/background.py, docs/operations.md "Background work").
 BACKGROUND_IN_THREAD = env_bool("BACKGROUND_IN_THREAD", default=True)
 # An import whose worker has sent no heartbeat for this long is taken for dead: shown so, and resumable.
 IMPORT_HEARTBEAT_SECONDS = env_float("IMPORT_HEARTBEAT_SECONDS", 10.0)
@@ -283,7 +284,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         # HTTP Basic that answers 429 with what to do when django-axes has locked the username out.
-        "assess.auth.LockoutAwareBasicAuthentication",
+        "core.auth.LockoutAwareBasicAuthentication",
         # API clients and the load benchmark: a password hash per request (Basic) would dominate a small request.
         "rest_framework.authentication.TokenAuthentication",
     ],
@@ -306,7 +307,7 @@ REST_FRAMEWORK = {
         "user": env_str("API_THROTTLE_USER", "3000/min"),
     },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "assess.pagination.BoundedLimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

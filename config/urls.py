@@ -38,6 +38,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("organize/", include("assess.urls")),
     path("", include("judging.urls")),
+    path("", include("judging.exchange.urls")),
     path("", include("metrics.urls")),
     path("api/", include(api_patterns)),
 ]

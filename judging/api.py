@@ -22,8 +22,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assess.api import ErrorDetailSerializer
-from assess.columns import column_bounds
 from assess.models import Run, Topic
+from core.columns import column_bounds
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation
 from judging.exchange.schema import SECONDS_LIMIT
@@ -339,7 +339,7 @@ class CardPairSerializer(serializers.Serializer):
 
 
 class CardOutputSerializer(serializers.Serializer):
-    """The shape `card_payload` answers (the schema's; the payload is built from the queue state)."""
+    """The next card as the API answers it: `card_payload` gathers the queue state, this serializer writes it."""
 
     assignment = serializers.IntegerField()
     condition = serializers.ChoiceField(choices=Condition.choices)
@@ -404,7 +404,7 @@ class NextPairView(_OwnAssignmentView):
     @extend_schema(responses={200: CardOutputSerializer})
     def get(self, request: Request, assignment_id: int) -> Response:
         assignment = self.assignment(request, assignment_id)
-        return Response(card_payload(queue.queue_state(assignment=assignment)))
+        return Response(CardOutputSerializer(card_payload(queue.queue_state(assignment=assignment))).data)
 
 
 class JudgmentSerializer(serializers.ModelSerializer):
@@ -466,12 +466,10 @@ class SubmitView(_OwnAssignmentView):
             )
         except services.SubmissionRejected as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        body = {
-            "judgment": JudgmentSerializer(result.judgment).data,
-            "created": result.created,
-            "next": card_payload(state),
-        }
-        return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        body = SubmitOutputSerializer(
+            {"judgment": result.judgment, "created": result.created, "next": card_payload(state)}
+        )
+        return Response(body.data, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
 
 # --- judgments ------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
+from django.http import QueryDict
 
 from assess.models import Run, Topic
 from judging import queue, selectors
@@ -153,7 +154,9 @@ def _pair_ids(text: str, name: str, most: int) -> list[int]:
     return [int(p) for p in parts]
 
 
-class SubmitForm(forms.Form):
+class AnswerForm(forms.Form):
+    """One answer of a submit: the pair, its card's submission token, the label (or cannot judge, with why)."""
+
     pair_id = forms.IntegerField(min_value=1)
     token = forms.UUIDField()
     # Blank: the assessor cannot judge the pair (stored as not judged, with the reason).
@@ -162,12 +165,37 @@ class SubmitForm(forms.Form):
     seconds = forms.FloatField(required=False, min_value=0)
     flagged = forms.BooleanField(required=False)
     comment = forms.CharField(required=False, max_length=2000)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("label") == NOT_JUDGED:
+            data["not_judged_reason"] = (data.get("not_judged_reason") or "").strip() or CANNOT_JUDGE_REASONS[0]
+        else:
+            data["not_judged_reason"] = ""
+        return data
+
+
+# The most answers one submit carries (the judging page's outbox sends at most this many at once).
+SUBMIT_ANSWERS_MAX = 50
+
+
+class SubmitForm(forms.Form):
+    """A submit of the judging page: one answer (the form without JavaScript), or several in the order answered
+    (the page's outbox): each answer's fields repeated, the nth value of each field being the nth answer's, and
+    a field either given for every answer or for none. `answers` holds one `AnswerForm` per answer, each
+    validated on its own, so that one bad answer is refused without the others."""
+
     # The judging page's cards held ahead: how many it asks for (it measures its round trip), and the pairs it
     # has answered and not sent yet (comma-separated ids), which the cards it gets back skip.
     ahead = forms.IntegerField(required=False, min_value=1, max_value=queue.HELD_AHEAD_MAX)
     skip = forms.CharField(required=False, max_length=13 * queue.SKIP_MAX)
     # The pairs whose cards it holds already: those come back as their tokens only.
     known = forms.CharField(required=False, max_length=13 * queue.HELD_AHEAD_MAX)
+
+    def __init__(self, data: QueryDict) -> None:
+        super().__init__(data)
+        self.posted = data
+        self.answers: list[AnswerForm] = []
 
     def clean_skip(self) -> list[int]:
         return _pair_ids(self.cleaned_data.get("skip") or "", "skip", queue.SKIP_MAX)
@@ -177,10 +205,14 @@ class SubmitForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        if data.get("label") == NOT_JUDGED:
-            data["not_judged_reason"] = (data.get("not_judged_reason") or "").strip() or CANNOT_JUDGE_REASONS[0]
-        else:
-            data["not_judged_reason"] = ""
+        given = {name: self.posted.getlist(name) for name in AnswerForm.base_fields}
+        n = max(len(given["pair_id"]), 1)  # none: one answer, whose pair_id is missing
+        if n > SUBMIT_ANSWERS_MAX:
+            raise forms.ValidationError(f"at most {SUBMIT_ANSWERS_MAX} answers in one submit, not {n}")
+        uneven = [name for name, values in given.items() if len(values) not in (0, n)]
+        if uneven:
+            raise forms.ValidationError(f"{', '.join(uneven)}: one value per answer ({n} answers, by pair_id)")
+        self.answers = [AnswerForm({name: values[k] for name, values in given.items() if values}) for k in range(n)]
         return data
 
 

@@ -33,7 +33,7 @@ from django.contrib.auth.models import Group
 from django.db.models import Case, IntegerField, Max, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce
 
-from assess.arrays import int_columns
+from core.arrays import int_columns
 from judging.models import Campaign, Condition, FinalLabel, Judge, JudgeKind, Judgment, JudgmentOrigin
 
 LABEL_CODE: dict[str, int] = {"NS": 0, "PS": 1, "FS": 2}  # the ordinal order of metrics.scores.LABELS

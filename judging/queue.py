@@ -23,7 +23,7 @@ from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Que
 from django.db.models.functions import Coalesce
 
 from assess.models import Passage, Sentence
-from assess.sql import aware, columns, fields_of, from_row
+from core.sql import aware, columns, fields_of, from_row
 from judging.models import (
     Assignment,
     AssignmentStatus,

@@ -36,7 +36,7 @@ from django.db.models.functions import Coalesce, Floor, TruncHour
 
 from assess.importers.fields import group_of_run_id
 from assess.models import Run, Topic
-from assess.sql import aware, columns, fields_of, from_row
+from core.sql import aware, columns, fields_of, from_row
 from judging import queue
 from judging.guidelines import guidelines_version
 from judging.models import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -443,6 +443,52 @@ def judgment_submit_and_next(
     has_pending = state.card is not None or (bool(skip) and queue.assignment_has_pending(assignment=assignment))
     _assignment_status_set(assignment, queue.status_of(has_pending=has_pending, held_back=state.held_back))
     return result, state
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer of a submit that carries several (the judging page's outbox), as `judgment_submit` takes it."""
+
+    pair_id: int
+    label: str
+    token: uuid.UUID
+    seconds: float | None = None
+    flagged: bool = False
+    comment: str = ""
+    not_judged_reason: str = ""
+
+
+def judgments_submit_and_next(
+    *,
+    assignment: Assignment,
+    answers: Sequence[Answer],
+    following: bool = False,
+    ahead: int | None = None,
+    skip: Sequence[int] = (),
+    known: Sequence[int] = (),
+) -> tuple[list[SubmitResult | SubmissionRejected], QueueState]:
+    """Store several answers in the order given, each once per its token (a re-sent answer stores nothing
+    more), and return the queue's next state as `judgment_submit_and_next` does. Each answer's outcome is its
+    own: one refused (its `SubmissionRejected`, in the answer's place) does not keep the others from being
+    stored. The last answer goes through `judgment_submit_and_next`, whose read of the next state also sets
+    the assignment's status."""
+    if not answers:
+        raise ValueError("a submit carries at least one answer")
+    outcomes: list[SubmitResult | SubmissionRejected] = []
+    for answer in answers[:-1]:
+        try:
+            outcomes.append(_judgment_store(assignment=assignment, **asdict(answer)))
+        except SubmissionRejected as exc:
+            outcomes.append(exc)
+    queue_args: dict[str, Any] = {"following": following, "ahead": ahead, "skip": skip, "known": known}
+    try:
+        result, state = judgment_submit_and_next(assignment=assignment, **asdict(answers[-1]), **queue_args)
+    except SubmissionRejected as exc:
+        outcomes.append(exc)
+        assignment_refresh_status(assignment=assignment)
+        return outcomes, queue.queue_state(assignment=assignment, **queue_args)
+    outcomes.append(result)
+    return outcomes, state
 
 
 def _judgment_insert(judgment: Judgment) -> bool:

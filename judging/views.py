@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import csv
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib import messages
@@ -17,11 +17,11 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
-from assess.auth import organizer_required
-from assess.downloads import attachment
+from core.auth import organizer_required
+from core.csvsafe import SafeCsvWriter
+from core.downloads import attachment
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation, blindness_violations
-from judging.csvsafe import csv_safe_cell
 from judging.forms import (
     CANNOT_JUDGE_REASONS,
     AssessorCreateForm,
@@ -142,9 +142,13 @@ def _known(request: HttpRequest) -> list[int]:
     return ids[: queue.HELD_AHEAD_MAX] if len(ids) == len([p for p in parts if p]) else []
 
 
-def _render_state(request: HtmxHttpRequest, state: queue.QueueState, *, status: int = 200) -> HttpResponse:
+def _render_state(
+    request: HtmxHttpRequest, state: queue.QueueState, *, status: int = 200, refused: Sequence[dict[str, str]] = ()
+) -> HttpResponse:
     if request.htmx:
-        return render(request, "judging/judge.html#pair-card", judge_context(state, request), status=status)
+        # The answers of a submit that were refused ride in the card, as its held cards do (judge-cards.js).
+        context = {**judge_context(state, request), "refused_answers": refused}
+        return render(request, "judging/judge.html#pair-card", context, status=status)
     campaign = state.assignment.campaign
     context = {
         **judge_context(state, request),
@@ -182,32 +186,42 @@ def judge(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def submit(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
-    """Store one judgment and return the next pair's card (one htmx request per keystroke)."""
+    """Store the answers of a submit (one from the form, several from the page's outbox: `SubmitForm`) and return
+    the next pair's card. An answer refused among several is named in the card (its token and why) while the
+    others are stored; a single one refused is a 400 or 409, as its kind says."""
     assignment = _own_assignment(request, assignment_id)
     form = SubmitForm(request.POST)
     if not form.is_valid():
         return HttpResponse(f"Not saved: {form.errors.as_text()}", status=400, content_type="text/plain")
+    valid = [a for a in form.answers if a.is_valid()]
+    if not valid:
+        errors = "; ".join(a.errors.as_text() for a in form.answers)
+        return HttpResponse(f"Not saved: {errors}", status=400, content_type="text/plain")
+    refused = [
+        {"token": str(a.data.get("token", ""))[:64], "reason": a.errors.as_text()}
+        for a in form.answers
+        if not a.is_valid()
+    ]
     data = form.cleaned_data
-    try:
-        _, state = services.judgment_submit_and_next(
-            assignment=assignment,
-            pair_id=data["pair_id"],
-            label=data["label"],
-            token=data["token"],
-            seconds=data["seconds"],
-            flagged=data["flagged"],
-            comment=data["comment"],
-            not_judged_reason=data["not_judged_reason"],
-            following=True,
-            ahead=data["ahead"],
-            skip=data["skip"],
-            known=data["known"],
-        )
-    except services.SubmissionRejected as exc:
-        return HttpResponse(f"Not saved: {exc}", status=409, content_type="text/plain")
+    outcomes, state = services.judgments_submit_and_next(
+        assignment=assignment,
+        answers=[services.Answer(**a.cleaned_data) for a in valid],
+        following=True,
+        ahead=data["ahead"],
+        skip=data["skip"],
+        known=data["known"],
+    )
+    refused += [
+        {"token": str(a.cleaned_data["token"]), "reason": str(outcome)}
+        for a, outcome in zip(valid, outcomes, strict=True)
+        if isinstance(outcome, services.SubmissionRejected)
+    ]
+    if refused and (len(form.answers) == 1 or not request.htmx):
+        reasons = "; ".join(r["reason"] if len(form.answers) == 1 else f"{r['token']}: {r['reason']}" for r in refused)
+        return HttpResponse(f"Not saved: {reasons}", status=409, content_type="text/plain")
     if not request.htmx:
         return redirect("judging:judge", assignment_id=assignment.pk)
-    return _render_state(request, state)
+    return _render_state(request, state, refused=refused)
 
 
 @login_required
@@ -560,7 +574,7 @@ def campaign_flags_csv(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = _campaign_or_404(campaign_id)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     attachment(response, what="flags", ext="csv", campaign=campaign.name)
-    writer = csv.writer(response)
+    writer = SafeCsvWriter(response)
     writer.writerow(FLAG_COLUMNS)
     for j in selectors.campaign_flags(campaign=campaign).iterator(chunk_size=500):
         review = getattr(j, "flag_review", None)
@@ -573,5 +587,5 @@ def campaign_flags_csv(request: HttpRequest, campaign_id: int) -> HttpResponse:
             review.resolved_at.isoformat() if review else "", review.note if review else "",
             j.not_judged_reason if not j.label else "",
         ]  # fmt: skip
-        writer.writerow([csv_safe_cell(v) for v in row])
+        writer.writerow(row)
     return response

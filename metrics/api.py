@@ -21,9 +21,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assess.columns import SEED_MAX
-from assess.downloads import attachment
 from assess.selectors import topics_unknown
+from core.columns import SEED_MAX
+from core.downloads import attachment
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.qrels import QRELS_LEVEL_HELP, QrelsLevel
 from judging.exchange.selectors import NistKeyChoice

@@ -3,13 +3,12 @@ judgment exports (exchange, NIST-style, qrels) are `judging.exchange.export`."""
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterable
 from typing import Any
 
-from judging.csvsafe import csv_safe_cell
-from judging.exchange.writable import Writable
+from core.csvsafe import SafeCsvWriter
+from core.writable import Writable
 from metrics.reports import SCORE_COLUMNS, TOPIC_SCORE_COLUMNS, ScoresReport, TopicScoresReport
 
 
@@ -17,7 +16,7 @@ def scores_csv(out: Writable, reports: Iterable[ScoresReport], *, intervals: boo
     columns = list(SCORE_COLUMNS) + (
         ["precision_low", "precision_high", "recall_low", "recall_high"] if intervals else []
     )
-    writer = csv.writer(out, lineterminator="\n")
+    writer = SafeCsvWriter(out)
     writer.writerow(columns)
     for report in reports:
         for row in report.rows:
@@ -28,15 +27,13 @@ def scores_csv(out: Writable, reports: Iterable[ScoresReport], *, intervals: boo
 def topic_scores_csv(out: Writable, reports: Iterable[TopicScoresReport]) -> int:
     """One row per (run, topic) of each report; figures in full precision (`repr`), so that the mean of a
     run's rows is its run score exactly. Returns the number of rows."""
-    writer = csv.writer(out, lineterminator="\n")
+    writer = SafeCsvWriter(out)
     writer.writerow(TOPIC_SCORE_COLUMNS)
     count = 0
     for report in reports:
         for row in report.rows:
             values = row.as_dict()
-            writer.writerow(
-                [repr(v) if isinstance(v, float) else csv_safe_cell(v) for v in map(values.get, TOPIC_SCORE_COLUMNS)]
-            )
+            writer.writerow(map(values.get, TOPIC_SCORE_COLUMNS))
             count += 1
     return count
 
@@ -46,7 +43,7 @@ def _fmt(value: Any) -> Any:
         return ""
     if isinstance(value, float):
         return f"{value:.6f}"
-    return csv_safe_cell(value)
+    return value
 
 
 def agreement_json(out: Writable, report: dict[str, Any]) -> None:

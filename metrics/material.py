@@ -23,9 +23,9 @@ from django.db import connection
 from django.db.models import Count, Model, Value
 from django.db.models.functions import Coalesce
 
-from assess.arrays import int_columns
 from assess.models import Answer, Citation, Passage, Relevance, Run
-from assess.sql import aware
+from core.arrays import int_columns
+from core.sql import aware
 from judging.labels import LABEL_CODE, NO_LABEL, CitationLabels, LabelSet, citation_labels
 from judging.models import NOT_JUDGED, FinalLabel, Judgment, JudgmentOrigin
 from judging.scope import Scope

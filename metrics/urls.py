@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, include, path
 
-from judging.exchange import views as exchange_views
 from metrics import views
 from metrics.deliverables import views as deliverables_views
 
@@ -21,8 +20,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
         deliverables_views.campaign_deliverables,
         name="campaign-deliverables",
     ),
-    path("metrics/import/", exchange_views.upload, name="upload"),
     path("", include("metrics.study.urls")),
-    path("", include("metrics.humanbudget.urls")),
+    path("", include("metrics.budget.urls")),
     path("", include("metrics.quality.urls")),
 ]

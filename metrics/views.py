@@ -15,9 +15,9 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
-from assess.auth import organizer_required
-from assess.downloads import attachment
 from assess.selectors import topics_unknown
+from core.auth import organizer_required
+from core.downloads import attachment
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.forms import JudgmentUploadForm
 from judging.exchange.qrels import QrelsLevel
@@ -152,7 +152,7 @@ def _refused(message: str) -> HttpResponse:
 def _download(
     buffer: io.StringIO, content_type: str, *, choice: Choice, sets: list[LabelSet], what: str, ext: str
 ) -> HttpResponse:
-    """The export as a file named for its campaign, label sets, content and day (`assess.downloads`)."""
+    """The export as a file named for its campaign, label sets, content and day (`core.downloads`)."""
     response = HttpResponse(buffer.getvalue(), content_type=f"{content_type}; charset=utf-8")
     return attachment(response, what=what, ext=ext, campaign=choice.campaign, label_sets=[s.spec for s in sets])
 

@@ -20,10 +20,10 @@ from assess.importers.lines import (
 )
 from assess.importers.report import ImportReport, Line
 from assess.importers.schema import line_check, unknown_fields_hint
-from judging.csvsafe import csv_safe_cell
+from core.csvsafe import csv_safe_cell
+from core.writable import Writable
 from judging.exchange.reading import JudgmentImportOptions, LabelsRead, ReadLabel
 from judging.exchange.schema import ExchangeRow, judge_name_problem
-from judging.exchange.writable import Writable
 from judging.models import Label
 
 EXCHANGE_COLUMNS = tuple(ExchangeRow.model_fields)  # the export writes the columns the schema defines

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from core.writable import Writable
 from judging.exchange.exchange import exchange_csv_write, exchange_jsonl_write
 from judging.exchange.nist import nist_write
 from judging.exchange.qrels import QrelsLevel, qrels_write
 from judging.exchange.selectors import NistKeyChoice, exchange_rows, nist_rows, qrels_rows
-from judging.exchange.writable import Writable
 from judging.labels import LabelSet, LabelSetKind, label_sets_available
 from judging.scope import Scope
 

@@ -12,8 +12,8 @@ from assess.importers.lines import InputFile, ProgressCallback, with_offsets
 from assess.importers.nist import NistLabel, NistLine, nist_lines
 from assess.importers.runs import nist_answers_write
 from assess.models import Answer
+from core.writable import Writable
 from judging.exchange.reading import JudgmentImportOptions, LabelsRead, ReadLabel, SentenceRead
-from judging.exchange.writable import Writable
 from judging.models import NOT_JUDGED, Label
 
 NIST_SUPPORT: dict[str, str | None] = {"2": Label.FULL, "1": Label.PARTIAL, "0": Label.NONE, "-1": None}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from judging.exchange.writable import Writable
+from core.writable import Writable
 
 
 class QrelsLevel:

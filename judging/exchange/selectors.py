@@ -10,8 +10,8 @@ import numpy as np
 from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 
-from assess.arrays import int_columns
 from assess.models import Citation, Passage, Sentence
+from core.arrays import int_columns
 from judging.exchange.nist import NIST_SUPPORT_CODE
 from judging.exchange.qrels import QrelsLevel
 from judging.labels import LABEL_CODE, CitationLabels, LabelSet, citation_labels, labels_as_dict

@@ -13,9 +13,9 @@ from typing import Any
 
 from django.db.models import Exists, OuterRef, Q
 
-from judging.csvsafe import csv_safe_cell
+from core.csvsafe import csv_safe_cell
+from core.writable import Writable
 from judging.exchange.selectors import LABEL_OF_CODE, _in_scope, _passage_ids
-from judging.exchange.writable import Writable
 from judging.labels import LabelSet, LabelSetKind, label_set_final
 from judging.models import Campaign, FinalLabel, JudgeKind, Judgment
 from judging.scope import Scope

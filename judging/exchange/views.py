@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from assess.auth import organizer_required
+from core.auth import organizer_required
 from judging.exchange.forms import JudgmentUploadForm
 from judging.exchange.services import judgments_import_uploads
 
@@ -35,3 +36,10 @@ def upload(request: HttpRequest) -> HttpResponse:
         messages.success(request, f"imported: {summary}")
         return redirect("metrics:dashboard")
     return render(request, RESULT_TEMPLATE, {"form": form, "report": report}, status=400)
+
+
+@require_http_methods(["GET", "POST"])
+def upload_moved(request: HttpRequest) -> HttpResponse:
+    """The old address: a permanent redirect that keeps the method and the body (308), so a script's POST still
+    imports."""
+    return HttpResponsePermanentRedirect(reverse("exchange:upload"), preserve_request=True)

@@ -8,7 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from assess.auth import organizer_required
+from core.auth import organizer_required
 from judging.lifecycle.selectors import campaign_losses
 from judging.lifecycle.services import (
     LifecycleError,

@@ -26,7 +26,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assess.api import ErrorDetailSerializer
-from assess.columns import column_bounds
+from core.columns import column_bounds
 from judging.llm import jobs, services
 from judging.llm.connection import connection_check
 from judging.llm.models import LLMJudge, PrelabelJob, PrelabelMode, Provider

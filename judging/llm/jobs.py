@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from assess.background import run_in_background
+from core.background import run_in_background
 from judging.llm import batch, tasks
 from judging.llm.client import ProviderNotConfigured, provider_check
 from judging.llm.meter import meter_clear
@@ -68,7 +68,7 @@ def nothing_to_call_message(*, campaign: Campaign, judge: Judge, retry_errors: b
 
 def prelabel_job_enqueue(*, job_id: int) -> None:
     """Once committed, hand the job to the Celery workers (in a thread of this process only in the embedded
-    default): `assess.background` decides."""
+    default): `core.background` decides."""
     run_in_background(tasks.prelabel_job_run, job_id)
 
 

@@ -14,7 +14,7 @@ from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from assess.auth import organizer_required
+from core.auth import organizer_required
 from judging.llm import jobs, services
 from judging.llm.connection import ConnectionCheck, connection_check
 from judging.llm.models import PrelabelJob, PrelabelMode, Provider

@@ -7,7 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from assess.auth import organizer_required
+from core.auth import organizer_required
 from judging import selectors
 from judging.models import Campaign
 from judging.planning.forms import ConfirmForm, PlanForm

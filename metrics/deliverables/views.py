@@ -12,7 +12,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponseBase
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from assess.auth import organizer_required
+from core.auth import organizer_required
 from judging.labels import LabelSetError, label_set_get
 from judging.models import Campaign
 from metrics.deliverables.build import deliverables_write

@@ -3,12 +3,11 @@ condition. A figure over nothing is null in JSON and an empty cell in CSV, never
 
 from __future__ import annotations
 
-import csv
 import io
 from dataclasses import asdict
 from typing import Any
 
-from judging.csvsafe import csv_safe_cell
+from core.csvsafe import SafeCsvWriter
 from metrics.quality.selectors import CITATION_UNIT, PAIR_UNIT, QualityReport
 from metrics.quality.stats import Agreement
 
@@ -86,7 +85,7 @@ def quality_columns(report: QualityReport) -> list[str]:
 
 def quality_csv(report: QualityReport) -> str:
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = SafeCsvWriter(out)
     writer.writerow(quality_columns(report))
     for row in report.rows:
         f, gold, drift = row.figures, row.gold, row.drift
@@ -119,5 +118,5 @@ def quality_csv(report: QualityReport) -> str:
         for ref in report.references:
             figure = row.references.get(ref.spec)
             cells += [getattr(figure, k) if figure else None for k in AGREEMENT_FIELDS]
-        writer.writerow([csv_safe_cell(round(c, 6) if isinstance(c, float) else c) for c in cells])
+        writer.writerow(round(c, 6) if isinstance(c, float) else c for c in cells)
     return out.getvalue()

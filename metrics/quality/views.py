@@ -11,8 +11,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from assess.auth import organizer_required
 from assess.importers.lines import InputFile
+from core.auth import organizer_required
 from judging.models import Campaign
 from judging.selectors import campaign_get
 from metrics.quality import export, plots, selectors, services

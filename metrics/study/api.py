@@ -15,8 +15,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assess.columns import column_bounds
-from assess.downloads import attachment
+from core.columns import column_bounds
+from core.downloads import attachment
 from judging.labels import SPEC_HELP
 from judging.models import Campaign, Judge, JudgeKind
 from metrics.study import jobs as study_jobs

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 
-from assess.background import run_in_background
+from core.background import run_in_background
 from judging.llm.models import PrelabelJob
 from judging.models import Judge
 from metrics.study.models import Study
@@ -14,7 +14,7 @@ from metrics.study.tasks import study_second_judge
 
 def study_second_judge_start(*, study: Study, judge: Judge, created_by: User | None = None) -> PrelabelJob:
     """Record the job and, once committed, run it on a Celery worker (in a thread of this process only in the
-    embedded default: `assess.background`); its progress is the pre-label job page's."""
+    embedded default: `core.background`); its progress is the pre-label job page's."""
     job = study_second_judge_job(study=study, judge=judge, created_by=created_by)
     run_in_background(study_second_judge, study.pk, job.pk)
     return job

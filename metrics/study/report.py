@@ -7,7 +7,6 @@ Pure functions over the plain rows of `selectors.study_table`; κ is scikit-lear
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -16,7 +15,7 @@ from typing import Any
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from judging.csvsafe import csv_safe_cell
+from core.csvsafe import SafeCsvWriter
 from metrics.agreement import label_agreement
 from metrics.study.selectors import StudyRow, StudyTable
 
@@ -149,7 +148,7 @@ def study_csv(table: StudyTable) -> str:
     """The sampled pairs with every judge's label: one line per pair, in topic and queue order."""
     columns = columns_of(table)
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = SafeCsvWriter(out)
     header = [*CSV_BASE, *(f"label:{c.name}" for c in columns), "independent_assessor"]
     writer.writerow(header)
     for r in table.rows:
@@ -165,7 +164,7 @@ def study_csv(table: StudyTable) -> str:
             *(getattr(r, c.key) for c in columns),
             r.independent_judge,
         ]
-        writer.writerow([csv_safe_cell(c) for c in cells])
+        writer.writerow(cells)
     return out.getvalue()
 
 

@@ -19,7 +19,7 @@ from judging.llm import chunks as llm_chunks
 from judging.llm import services as llm_services
 from judging.llm.client import ProviderNotConfigured, provider_check
 from judging.llm.models import PrelabelJob, PrelabelMode, PrelabelStatus
-from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind
+from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Sample
 from metrics.study.models import Study, StudyItem
 from metrics.study.selectors import PoolCitation, pool_citations, pool_labels, study_pair_ids
 
@@ -91,6 +91,43 @@ def study_create(
     study = Study.objects.create(
         campaign=campaign, a=set_a.spec, b=set_b.spec, per_topic=per_topic, seed=seed, created_by=created_by
     )
+    items, topics_summary = _study_items_draw(
+        study=study, disagreeing=disagreeing, both=both, labels_a=labels_a, labels_b=labels_b
+    )
+    StudyItem.objects.bulk_create(items)
+    study.sample = _study_sample_write(study, items)
+    study.summary = {
+        "topics": topics_summary,
+        "sampled": len(items),
+        "short_topics": [t["topic_id"] for t in topics_summary if t["short"]],
+    }
+    study.save(update_fields=["summary", "sample"])
+    return study
+
+
+def _study_sample_write(study: Study, items: list[StudyItem]) -> Sample:
+    """What judging's queue and blindness read of the study: its pairs in the drawn order, the label sets whose
+    judges may not adjudicate it."""
+    return samples.sample_create(
+        campaign=study.campaign,
+        name=f"study #{study.pk}",
+        condition=Condition.ADJUDICATION,
+        pairs=[(item.topic_id, item.pair_id) for item in items],
+        independent_of=(("a", study.a), ("b", study.b)),
+    )
+
+
+def _study_items_draw(
+    *,
+    study: Study,
+    disagreeing: dict[int, dict[int, PoolCitation]],
+    both: dict[int, set[int]],
+    labels_a: dict[int, str],
+    labels_b: dict[int, str],
+) -> tuple[list[StudyItem], list[dict]]:
+    """Each campaign topic's sample, drawn from its disagreeing pairs with the topic's own generator, and the
+    topic's line of the summary."""
+    campaign, per_topic, seed = study.campaign, study.per_topic, study.seed
     items: list[StudyItem] = []
     topics_summary = []
     for topic in campaign.topics.order_by("topic_id"):
@@ -117,23 +154,7 @@ def study_create(
                 "short": len(drawn) < per_topic,
             }
         )
-    StudyItem.objects.bulk_create(items)
-    # What judging's queue and blindness read of the study: its pairs in the drawn order, the label sets whose
-    # judges may not adjudicate it.
-    study.sample = samples.sample_create(
-        campaign=campaign,
-        name=f"study #{study.pk}",
-        condition=Condition.ADJUDICATION,
-        pairs=[(item.topic_id, item.pair_id) for item in items],
-        independent_of=(("a", study.a), ("b", study.b)),
-    )
-    study.summary = {
-        "topics": topics_summary,
-        "sampled": len(items),
-        "short_topics": [t["topic_id"] for t in topics_summary if t["short"]],
-    }
-    study.save(update_fields=["summary", "sample"])
-    return study
+    return items, topics_summary
 
 
 # --- adjudication ---------------------------------------------------------------------------------

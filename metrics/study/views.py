@@ -8,8 +8,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from assess.auth import organizer_required
-from assess.downloads import attachment
+from core.auth import organizer_required
+from core.downloads import attachment
 from judging.queue import assignments_with_progress
 from metrics.campaign_choice import page_campaign
 from metrics.study import jobs as study_jobs

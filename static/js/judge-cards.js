@@ -12,8 +12,9 @@
 
   // A card as the server rendered it, and the HTML of the cards it holds ahead, in order (their templates are
   // taken out of it). A held card the page said it had comes as its token only (`data-known`): `lookup(token)`
-  // gives its HTML, and the list stops at one it no longer has. Anything else (a login page, Django's error
-  // page with DEBUG on) is not a card: null.
+  // gives its HTML, and the list stops at one it no longer has. The answers of a submit that the server refused
+  // (among several it stored) come as templates too: `refused`, each its token and why. Anything else (a login
+  // page, Django's error page with DEBUG on) is not a card: null.
   function parse(html, lookup) {
     var t = document.createElement("template");
     t.innerHTML = html;
@@ -29,7 +30,11 @@
       if (complete) held.push(text);
       h.remove();
     });
-    return { el: el, held: held };
+    var refused = Array.prototype.slice.call(el.querySelectorAll("template.refused-answer")).map(function (r) {
+      r.remove();
+      return { token: r.getAttribute("data-token") || "", reason: r.content.textContent };
+    });
+    return { el: el, held: held, refused: refused };
   }
 
   // The pair id and the token of a card's HTML, read without building it (on every send).
@@ -53,16 +58,16 @@
     return cards.filter(function (el) { return el && answered.indexOf(tokenOf(el)) === -1; });
   }
 
-  // Cards to hold ahead: enough to cover two round trips of answers typed at the fastest steady pace (the
-  // outbox sends one answer at a time, so a card can come two round trips after the key that needs it), and
-  // two more for a round trip slower than its average.
+  // Cards to hold ahead: enough to cover three round trips of answers typed at the fastest steady pace (the
+  // outbox has one request in flight, so the cards after a key typed just after it left come with the answer
+  // to the next one: two round trips; a third, and two cards more, for an answer slower than the average).
   function ahead(roundTripMs) {
     if (!roundTripMs) return MIN_AHEAD;
-    var needed = Math.ceil((2 * roundTripMs) / FASTEST_KEY_MS) + 2;
+    var needed = Math.ceil((3 * roundTripMs) / FASTEST_KEY_MS) + 2;
     return Math.max(MIN_AHEAD, Math.min(MAX_AHEAD, needed));
   }
 
   window.JudgeCards = {
-    parse: parse, unanswered: unanswered, ahead: ahead, tokenOf: tokenOf, pairOf: pairOf, tokenOfHtml: tokenOfHtml,
+    MAX_AHEAD: MAX_AHEAD, parse: parse, unanswered: unanswered, ahead: ahead, tokenOf: tokenOf, pairOf: pairOf, tokenOfHtml: tokenOfHtml,
   };
 })();

@@ -2,10 +2,11 @@
 //
 // A keystroke puts the judgment in the outbox (judge-outbox.js; localStorage: it survives a reload) and shows
 // at once the next of the cards the server sent ahead (`template.following-card` inside the card on screen;
-// judge-cards.js). The outbox is sent in order, one request at a time, retried with backoff until the server
-// acknowledges each judgment; every entry carries its card's submission token, so a retry stores nothing
-// twice. Each request says how many cards to hold ahead (more when the measured round trip is long) and which
-// pairs this page has answered and not sent yet, so the cards that come back are the ones after them. The
+// judge-cards.js). The outbox is sent in order, one request at a time carrying every answer it holds (up to
+// SEND_MAX), retried with backoff until the server acknowledges them; every entry carries its card's submission
+// token, so a retry stores nothing twice, and an answer the server refuses is named in its reply while the
+// others are stored. Each request says how many cards to hold ahead (more when the measured round trip is long)
+// and which pairs this page has answered and not sent yet, so the cards that come back are the ones after them. The
 // server stays the authority on the queue: a card shown in advance that is no longer in its queue (judged in
 // another tab, a changed assignment) is replaced.
 (function () {
@@ -156,34 +157,51 @@
     return field ? field.value : "";
   }
 
+  var SEND_MAX = 50; // answers in one request: the server's SUBMIT_ANSWERS_MAX
   var inflight = false;
+  var acknowledged = 0; // requests the server has answered with a card: a card fetched before one is stale
   var recovering = false; // the page said that answers wait: it says when they are all stored
   var warned = false; // "Not saved yet" is on the page: it goes once every answer is stored
   var failures = 0;
   var retryTimer = null;
 
+  // The answers one request carries: the oldest entry and those after it to the same submit URL (one
+  // assignment), in the order answered, at most SEND_MAX.
+  function batchOf(entries) {
+    var batch = [];
+    for (var i = 0; i < entries.length && batch.length < SEND_MAX; i++) {
+      if (entries[i].url !== entries[0].url) break;
+      batch.push(entries[i]);
+    }
+    return batch;
+  }
+
   function pump() {
     if (inflight || retryTimer) return;
     var entries = outbox();
     if (!entries.length) { showUnsaved(); settle(); return; }
-    var entry = entries[0];
+    var batch = batchOf(entries);
+    var first = batch[0];
     inflight = true;
     settle();
+    // Every answer held and not sent goes in this request: each field once per answer, in the order answered.
     var body = new URLSearchParams();
-    ["pair_id", "token", "label", "seconds", "comment", "not_judged_reason"].forEach(function (name) {
-      body.append(name, entry[name] == null ? "" : entry[name]);
+    batch.forEach(function (entry) {
+      ["pair_id", "token", "label", "seconds", "comment", "not_judged_reason"].forEach(function (name) {
+        body.append(name, entry[name] == null ? "" : entry[name]);
+      });
+      body.append("flagged", entry.flagged ? "on" : "");
     });
-    if (entry.flagged) body.append("flagged", "on");
-    // The pairs answered after this one, not sent yet: the cards that come back are those after them.
-    var later = entries.slice(1).filter(function (e) { return e.assignment === entry.assignment && e.pair_id; });
+    // The pairs answered after these, not sent yet: the cards that come back are those after them.
+    var later = entries.slice(batch.length).filter(function (e) { return e.assignment === first.assignment && e.pair_id; });
     body.append("skip", later.slice(0, 500).map(function (e) { return e.pair_id; }).join(","));
     body.append("ahead", String(ahead()));
-    // The cards it holds: they come back as their tokens only (when this answer is of this page).
-    if (entry.assignment === pageAssignment) {
-      body.append("known", held.slice(0, 12).map(Cards.pairOf).filter(Boolean).join(","));
+    // The cards it holds: they come back as their tokens only (when these answers are of this page).
+    if (first.assignment === pageAssignment) {
+      body.append("known", held.slice(0, Cards.MAX_AHEAD).map(Cards.pairOf).filter(Boolean).join(","));
     }
     var sent = Date.now();
-    fetch(entry.url, {
+    fetch(first.url, {
       method: "POST",
       body: body,
       credentials: "same-origin",
@@ -193,25 +211,28 @@
         var took = Date.now() - sent;
         roundTrip = roundTrip ? 0.7 * roundTrip + 0.3 * took : took;
         document.body.setAttribute("data-round-trip", String(Math.round(roundTrip)));
-        answered(entry, response, text);
+        answered(batch, response, text);
       });
     }, function () {
       failed("no connection to the server", false);
     });
   }
 
-  function answered(entry, response, text) {
+  function answered(batch, response, text) {
     inflight = false;
     var parsed = response.ok ? Cards.parse(text, lookup) : null;
     if (parsed) {
-      box.remove(entry.key);
+      acknowledged += 1;
+      batch.forEach(function (entry) { box.remove(entry.key); });
       if ((failures || recovering || warned) && !outbox().length) {
         status("Saved: every answer is stored.", "ok");
         recovering = false;
         warned = false;
       }
       failures = 0;
-      if (entry.assignment === pageAssignment) reconcile(parsed);
+      if (batch[0].assignment === pageAssignment) reconcile(parsed);
+      // Stored but those it names: each refused for good (the pair left the assignment...), never retried.
+      if (parsed.refused.length) refusedSay(parsed.refused.map(function (r) { return r.reason; }));
       pump();
     } else if (response.ok || response.status === 401 || response.status === 403) {
       // A login page (the session ended) or a refused CSRF check: kept until the assessor logs in again.
@@ -220,16 +241,21 @@
       failed("server error " + response.status, false);
     } else {
       // Refused for good (the pair left the assignment, the assignment was removed): never stored, not retried.
-      box.remove(entry.key);
+      batch.forEach(function (entry) { box.remove(entry.key); });
       var plain = (response.headers.get("Content-Type") || "").indexOf("text/plain") === 0;
-      status("One answer was refused by the server and is NOT saved: " +
-        (plain ? text.slice(0, 300) : "error " + response.status) +
-        ". The pair stays in your queue if it is still yours; tell your organizer if this repeats.", "error");
-      failures = 0;
-      warned = false;
+      refusedSay([plain ? text.slice(0, 300) : "error " + response.status], batch.length);
       if (!ownEntries().length) resync();
       pump();
     }
+  }
+
+  function refusedSay(reasons, count) {
+    var n = count || reasons.length;
+    status((n === 1 ? "One answer was" : n + " answers were") + " refused by the server and " +
+      (n === 1 ? "is" : "are") + " NOT saved: " + reasons.join("; ").slice(0, 300) +
+      ". The pair stays in your queue if it is still yours; tell your organizer if this repeats.", "error");
+    failures = 0;
+    warned = false;
   }
 
   function failed(reason, loggedOut) {
@@ -311,18 +337,21 @@
 
   // Fewer cards held than the round trip needs (the page came with the server's three, on a slow network): ask
   // for the rest now, before the keys need them. The cards held already come back as their tokens only.
+  // Its answer is still the queue unless a submit was acknowledged meanwhile (the answers made since are in the
+  // outbox, and reconcile leaves their cards out).
   var toppingUp = false;
   function topUp() {
     if (toppingUp || waiting || loading || inflight || outbox().length) return;
     var c = card();
     if (!c || c.getAttribute("data-kind") !== "next" || held.length >= ahead()) return;
     toppingUp = true;
-    var known = held.slice(0, 16).map(Cards.pairOf).filter(Boolean).join(",");
+    var known = held.slice(0, Cards.MAX_AHEAD).map(Cards.pairOf).filter(Boolean).join(",");
+    var before = acknowledged;
     fetch(withAhead(pageUrl) + "&known=" + known, { credentials: "same-origin", headers: { "HX-Request": "true" } })
       .then(function (response) { return response.text().then(function (text) { return response.ok ? Cards.parse(text, lookup) : null; }); })
       .then(function (parsed) {
         toppingUp = false;
-        if (parsed && !ownEntries().length && !inflight) reconcile(parsed);
+        if (parsed && acknowledged === before && !loading) reconcile(parsed);
       }, function () { toppingUp = false; });
   }
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from assess.arrays import int_columns
 from assess.models import Citation
+from core.arrays import int_columns
 from tests.factories import PassageFactory, RunFactory, TopicFactory, answer_build
 
 pytestmark = pytest.mark.django_db

@@ -1,11 +1,11 @@
-"""Hardening: request parameters bounded (assess/pagination.py, assess/middleware.py): no 500 on a huge
+"""Hardening: request parameters bounded (core/pagination.py, core/middleware.py): no 500 on a huge
 limit or a NUL byte. CSV safety and imported seconds: tests/judging/test_hardening.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from assess.pagination import BoundedLimitOffsetPagination
+from core.pagination import BoundedLimitOffsetPagination
 from judging.services import assignments_create
 from tests.factories import TopicFactory, UserFactory, judging_campaign_build
 

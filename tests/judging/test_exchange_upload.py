@@ -70,7 +70,7 @@ def test_the_page_reports_a_rejected_nist_upload_as_rejected(staff_client, nist_
     upload = _upload("nist.jsonl", nist_line, nist_line)
 
     # when
-    response = staff_client.post("/metrics/import/", {"uploads": [upload], "format": "nist", "judge": "n"})
+    response = staff_client.post("/judgments/import/", {"uploads": [upload], "format": "nist", "judge": "n"})
 
     # then
     body = response.content.decode()
@@ -87,10 +87,24 @@ def test_the_page_reports_a_nist_upload_it_imports(staff_client, nist_line):
     upload = _upload("nist.jsonl", nist_line)
 
     # when
-    response = staff_client.post("/metrics/import/", {"uploads": [upload], "format": "nist", "judge": "n"}, follow=True)
+    response = staff_client.post(
+        "/judgments/import/", {"uploads": [upload], "format": "nist", "judge": "n"}, follow=True
+    )
 
     # then
     assert response.redirect_chain[0] == ("/metrics/", 302)
     assert "imported: runs 1, answers 1, sentences 8, citations 8," in response.content.decode()
     assert Answer.objects.count() == 1
     assert Judgment.objects.filter(judge__name="n").count() == sum(len(s["citations"]) for s in nist_line["sentences"])
+
+
+def test_the_old_upload_address_sends_a_post_on_with_its_body(staff_client, nist_line):
+    # given: a script that still posts to the address the page had under /metrics/
+    upload = _upload("nist.jsonl", nist_line)
+
+    # when
+    response = staff_client.post("/metrics/import/", {"uploads": [upload], "format": "nist", "judge": "n"})
+
+    # then: a permanent redirect that keeps the method and the body, to the exchange's own address
+    assert (response.status_code, response["Location"]) == (308, "/judgments/import/")
+    assert Answer.objects.count() == 0

@@ -1,4 +1,4 @@
-"""Hardening: CSV exports safe to open in a spreadsheet (the cell rule of judging/csvsafe.py, through every
+"""Hardening: CSV exports safe to open in a spreadsheet (the cell rule of core/csvsafe.py, through every
 export), and imported seconds finite and below a day. Bounded request parameters: tests/assess/test_hardening.py."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from judging.csvsafe import csv_safe_cell
+from core.csvsafe import csv_safe_cell
 from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions
 from judging.exchange.services import judgments_import
 from judging.models import Judgment

@@ -5,8 +5,20 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from judging.models import Assignment, Campaign, Judgment
-from tests.factories import OrganizerFactory, PassageFactory, RunFactory, TopicFactory, UserFactory, answer_build
+from judging import services
+from judging.api import CardOutputSerializer, CardPairSerializer
+from judging.models import Assignment, Campaign, CampaignPair, Condition, Judgment
+from tests.factories import (
+    LLMJudgeFactory,
+    OrganizerFactory,
+    PairJudgmentFactory,
+    PassageFactory,
+    RunFactory,
+    TopicFactory,
+    UserFactory,
+    answer_build,
+    judging_campaign_build,
+)
 
 
 @pytest.fixture
@@ -111,3 +123,29 @@ def test_it_rejects_an_invalid_label_without_storing(organizer_client, material)
 
     assert response.status_code == 400
     assert not Judgment.objects.exists()
+
+
+@pytest.mark.parametrize("condition", [Condition.FROM_SCRATCH, Condition.POST_EDIT])
+def test_the_next_card_has_exactly_the_fields_its_serializer_documents(db, condition):
+    # given: an LLM label on every pair, for the post-edit condition to show
+    campaign = judging_campaign_build(n_sentences=2, passages_per_topic=2)
+    campaign.post_edit_judge = LLMJudgeFactory(name="opus-card-shape")
+    campaign.save()
+    for cp in CampaignPair.objects.filter(campaign=campaign).select_related("pair"):
+        PairJudgmentFactory(judge=campaign.post_edit_judge, pair=cp.pair, label="PS")
+    alice = UserFactory(username="alice")
+    (assignment,) = services.assignments_create(
+        campaign=campaign, assessor=alice, topics=list(campaign.topics.all())[:1], condition=condition
+    )
+    client = Client()
+    client.force_login(alice)
+
+    # when
+    card = client.get(f"/api/assignments/{assignment.pk}/next/").json()
+
+    # then: the documented shape, with the LLM's label only where the condition allows it
+    assert set(card) == set(CardOutputSerializer().fields)
+    documented = set(CardPairSerializer().fields)
+    expected = documented if condition == Condition.POST_EDIT else documented - {"shown_label"}
+    assert set(card["pair"]) == expected
+    assert card["pair"].get("shown_label") == ("PS" if condition == Condition.POST_EDIT else None)

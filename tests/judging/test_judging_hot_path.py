@@ -11,7 +11,7 @@ from django.apps import apps
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from assess.sql import aware
+from core.sql import aware
 from judging import queue, selectors, services
 from judging.models import Assignment, CampaignPair, Condition
 from tests.factories import LLMJudgeFactory, judging_campaign_build

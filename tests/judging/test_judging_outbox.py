@@ -1,9 +1,14 @@
 """Zero-wait judging and nothing lost, in Chromium (issue 14, point 2): the next card is held in advance and
 shown at once, the judgment waits in an outbox (localStorage) until the server acknowledges it, failures are
 retried, a reload keeps unsent judgments, a stale card held in advance is replaced, and a 403 or 500 never
-replaces the judging page, with DEBUG on or off."""
+replaces the judging page, with DEBUG on or off. The outbox sends every answer it holds in one request (issue
+24): at a long round trip the keys typed meanwhile go together, and one the server refuses is said while the
+others are stored."""
 
 from __future__ import annotations
+
+import time
+from urllib.parse import parse_qs, urlencode
 
 import pytest
 
@@ -135,7 +140,7 @@ def test_a_card_held_in_advance_and_judged_elsewhere_is_replaced_and_nothing_dou
 
     # then: the page moved on to the third pair and said why; each pair has one judgment, the other tab's stands
     assert _on_screen(page) == order[2]
-    assert calls["n"] == 3  # the failed one, its retry, the stale card's
+    assert calls["n"] == 2  # the failed one, then its retry carrying the stale card's answer too (issue 24)
     rows = sorted(Judgment.objects.filter(assignment=assignment).values_list("pair_id", "label"))
     assert rows == sorted([(order[0], "FS"), (order[1], "NS")])
 
@@ -242,3 +247,85 @@ def test_a_judgment_made_while_logged_out_is_sent_after_logging_in_again(live_se
 
     # then: stored once
     assert list(Judgment.objects.filter(assignment=assignment).values_list("pair_id", "label")) == [(order[0], "NS")]
+
+
+def _answers_per_submit(page) -> list[int]:
+    """How many answers each submit request carried, in the order sent (the outbox's batches)."""
+    sizes: list[int] = []
+
+    def seen(request):
+        if request.method == "POST" and request.url.endswith("/submit/"):
+            sizes.append(len(parse_qs(request.post_data or "", keep_blank_values=True).get("pair_id", [])))
+
+    page.on("request", seen)
+    return sizes
+
+
+def test_at_a_400_ms_round_trip_keys_typed_during_a_request_go_together_in_the_next_and_none_is_lost(live_server, page):
+    # given: a slow network (400 ms each way of a request is Chromium's emulated latency)
+    assignment = _setup(n_sentences=16)
+    order = _queue_order(assignment)
+    _open(page, live_server, assignment)
+    sizes = _answers_per_submit(page)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 400, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+
+    # when: ten keys, one every 150 ms
+    start = time.monotonic()
+    for k in range(10):
+        time.sleep(max(0.0, start + 0.15 * k - time.monotonic()))
+        page.keyboard.press("123"[k % 3])
+    _saved(page, 60_000)
+
+    # then: fewer requests than keys, several answers in one, each answer sent once; all ten stored once, in order
+    assert len(sizes) < 10, sizes
+    assert max(sizes) >= 2, sizes
+    assert sum(sizes) == 10, sizes
+    rows = list(Judgment.objects.filter(assignment=assignment).order_by("pk").values_list("pair_id", flat=True))
+    assert rows == order[:10]
+    assert _on_screen(page) == order[10]
+    assert page.evaluate(OUTBOX_SIZE) == 0
+
+
+def test_an_answer_the_server_refuses_in_a_batch_is_said_and_the_others_are_stored(live_server, page):
+    # given: three answers kept while the server cannot be reached; when it can, the second answer's token is
+    # one the server never issued (as for a pair that left the assignment)
+    assignment = _setup()
+    order = _queue_order(assignment)
+    _open(page, live_server, assignment)
+    network = {"down": True}
+    sizes: list[int] = []
+
+    def forge_second(route):
+        if network["down"]:
+            route.abort()
+            return
+        body = parse_qs(route.request.post_data or "", keep_blank_values=True)
+        sizes.append(len(body["pair_id"]))
+        if len(body["token"]) > 1:
+            body["token"][1] = "00000000-0000-4000-8000-000000000000"
+        route.continue_(post_data=urlencode(body, doseq=True))
+
+    page.route("**/submit/", forge_second)
+    for key in "123":
+        page.keyboard.press(key)
+    page.wait_for_function("() => document.body.dataset.unsaved === '3'")
+
+    # when the network returns
+    network["down"] = False
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")
+    _saved(page)
+
+    # then: one request carried the three; the first and third are stored, the page says one was refused, and
+    # the refused pair is back on screen (still to judge); nothing waits in the outbox
+    assert sizes == [3]
+    rows = list(Judgment.objects.filter(assignment=assignment).order_by("pk").values_list("pair_id", "label"))
+    assert rows == [(order[0], "FS"), (order[2], "NS")]
+    assert "One answer was refused" in page.inner_text("#judge-status")
+    assert "unknown submission token" in page.inner_text("#judge-status")
+    assert _on_screen(page) == order[1]
+    assert page.evaluate(OUTBOX_SIZE) == 0

@@ -117,7 +117,7 @@ def test_the_upload_page_and_the_api_take_a_run_map(baselines, data_dir, tmp_pat
     # when
     api = client.post("/api/metrics/judgments/import/", {"format": "nist", "judge": "nist-api", **files()})
     page = client.post(
-        "/metrics/import/",
+        "/judgments/import/",
         {"format": "nist", "judge": "nist-page", "uploads": files()["files"], "run_map": files()["run_map"]},
     )
 

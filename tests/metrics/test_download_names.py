@@ -1,5 +1,5 @@
 """Every download is named `<campaign>-<label set>-<what>-<date>.<ext>` (issue 24), by one helper
-(`assess.downloads`), so exports of different campaigns, label sets or days never overwrite each other."""
+(`core.downloads`), so exports of different campaigns, label sets or days never overwrite each other."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from assess.downloads import download_name
+from core.downloads import download_name
 from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions
 from judging.exchange.services import judgments_import
 from tests.conftest import nist_excerpts_import

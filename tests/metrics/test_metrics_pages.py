@@ -178,7 +178,7 @@ def test_the_page_upload_shows_every_error(two_judges, staff_client):
     upload = SimpleUploadedFile("bad.jsonl", b'{"topic_id": "2024-32912"}\n')
 
     # when
-    response = staff_client.post("/metrics/import/", {"uploads": [upload], "format": "exchange", "judge": "carol"})
+    response = staff_client.post("/judgments/import/", {"uploads": [upload], "format": "exchange", "judge": "carol"})
 
     # then
     body = response.content.decode()

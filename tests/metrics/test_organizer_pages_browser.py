@@ -11,7 +11,7 @@ import pytest
 
 from judging import queue, services
 from judging.models import Condition
-from metrics.humanbudget import services as budget_services
+from metrics.budget import services as budget_services
 from metrics.study import services as study_services
 from tests.conftest import browser_login
 from tests.factories import (
@@ -161,7 +161,7 @@ def test_reloading_a_rejected_judgment_import_shows_the_form_not_a_405(live_serv
     browser_login(page, live_server, "olga")
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"topic_id": "2024-32912"}\n')
-    page.goto(f"{live_server.url}/metrics/import/")
+    page.goto(f"{live_server.url}/judgments/import/")
     page.set_input_files("input[name=uploads]", str(bad))
     page.select_option("select[name=format]", "exchange")
     page.fill("input[name=judge]", "carol")

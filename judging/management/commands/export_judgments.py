@@ -6,10 +6,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.writable import Writable
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.qrels import QRELS_LEVEL_HELP, QrelsLevel
 from judging.exchange.selectors import NistKeyChoice
-from judging.exchange.writable import Writable
 from judging.management.arguments import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
 from judging.scope import EVERY_CITATION
 
