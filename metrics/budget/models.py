@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 
 from assess.models import Topic
-from judging.models import Assignment, Campaign, Pair
+from judging.models import Assignment, Campaign, Pair, Sample
 from metrics.budget.estimators import Design
 
 
@@ -31,6 +31,10 @@ class BudgetSample(models.Model):
     )
     expected = models.FloatField(help_text="Expected sample size: the sum of the inclusion probabilities.")
     assignments = models.ManyToManyField(Assignment, blank=True, related_name="budget_samples")
+    # The sample as judging's queue reads it (its pairs in the drawn order), written with the draw.
+    sample = models.OneToOneField(
+        Sample, null=True, blank=True, on_delete=models.RESTRICT, related_name="budget_sample"
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -1,20 +1,17 @@
 """Reads for the human budget: the frame a sample is drawn from (the campaign's pairs with the LLM's labels), the
 population the estimates are computed over (a sample's campaign; or a truth set's or the labels already made
-over a scope, for the simulation and the plan), as plain arrays for the estimators; the samples; and the samples
-as judging's sample source for the from-scratch condition (`BudgetSamples`)."""
+over a scope, for the simulation and the plan), as plain arrays for the estimators; and the samples."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models import Count, QuerySet
 
 from judging.labels import CitationLabels, LabelSet, label_set_get
 from judging.models import Assignment, Campaign, CampaignPair, Condition, Judgment
 from judging.queue import assignments_with_progress
-from judging.samples import SampleJudges
 from judging.scope import Scope, scope_for
 from metrics.budget.estimators import Population
 from metrics.budget.models import BudgetSample, BudgetSampleItem
@@ -299,57 +296,3 @@ def budget_sample_assignments(*, sample: BudgetSample) -> QuerySet[Assignment]:
     return assignments_with_progress(
         sample.assignments.select_related("assessor", "topic").order_by("assessor__username", "order")
     )
-
-
-# --- the samples as judging's sample source (`judging.samples`), for the from-scratch condition -------------
-
-
-def _judged_elsewhere(*, assignment: OuterRef | int) -> Exists:
-    """For a BudgetSampleItem queryset: the item's pair was already judged from scratch by the assessor of
-    `assignment`, in another assignment (another campaign sharing the pair). Such a pair is left out of their
-    queue: one person's second look at a pair is no independent judgment, and nobody should judge it twice."""
-    return Exists(
-        Judgment.objects.filter(
-            pair_id=OuterRef("pair_id"),
-            condition=Condition.FROM_SCRATCH,
-            assignment__assessor__assignments=assignment,  # type: ignore[misc]
-        ).exclude(assignment_id=assignment)  # type: ignore[misc]
-    )
-
-
-class BudgetSamples:
-    """A from-scratch assignment linked to a budget sample judges the sample's pairs of its topic, in the order
-    drawn with the sample's seed, less the pairs its assessor already judged from scratch elsewhere
-    (`_judged_elsewhere`). An assignment judges one sample at most (`services.budget_assign`)."""
-
-    def pairs(self, *, assignment_id: int, topic_id: int) -> list[int] | None:
-        # One query for the common case, a from-scratch assignment that judges its whole pool.
-        sample_id = (
-            BudgetSample.assignments.through.objects.filter(assignment_id=assignment_id)
-            .order_by("budgetsample_id")
-            .values_list("budgetsample_id", flat=True)
-            .first()
-        )
-        if sample_id is None:
-            return None
-        return list(
-            BudgetSampleItem.objects.filter(sample_id=sample_id, topic_id=topic_id)
-            .filter(~_judged_elsewhere(assignment=assignment_id))
-            .order_by("order", "pair_id")
-            .values_list("pair_id", flat=True)
-        )
-
-    def pair_count(self, *, assignment_id: OuterRef, topic_id: OuterRef) -> Subquery:
-        drawn = (
-            BudgetSampleItem.objects.filter(sample__assignments=assignment_id, topic_id=topic_id)
-            .filter(~_judged_elsewhere(assignment=OuterRef(assignment_id)))
-            .order_by()
-            .values("topic_id")
-            .annotate(n=Count("pk"))
-        )
-        return Subquery(drawn.values("n"), output_field=IntegerField())
-
-    def judges(
-        self, *, campaign_id: int, assignment_ids: Iterable[int]
-    ) -> tuple[list[SampleJudges], dict[int, list[SampleJudges]]]:
-        return [], {}

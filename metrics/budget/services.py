@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from assess.models import Topic
-from judging import services
+from judging import samples, services
 from judging.blindness import BlindnessViolation
 from judging.labels import LabelSet, LabelSetError, label_set_get
 from judging.models import Assignment, Campaign, Condition, JudgeKind
@@ -80,8 +80,20 @@ def budget_sample_draw(
         expected=float(pi.sum()),
         created_by=created_by,
     )
-    BudgetSampleItem.objects.bulk_create(_drawn_items(sample, frame=frame, drawn=drawn, pi=pi, rng=rng))
+    items = BudgetSampleItem.objects.bulk_create(_drawn_items(sample, frame=frame, drawn=drawn, pi=pi, rng=rng))
+    _judging_sample_write(sample, items)
     return sample
+
+
+def _judging_sample_write(sample: BudgetSample, items: list[BudgetSampleItem]) -> None:
+    """What judging's queue reads of the sample: its pairs of each topic in the drawn order."""
+    sample.sample = samples.sample_create(
+        campaign=sample.campaign,
+        name=f"budget sample #{sample.pk}",
+        condition=Condition.FROM_SCRATCH,
+        pairs=[(item.topic_id, item.pair_id) for item in items],
+    )
+    sample.save(update_fields=["sample"])
 
 
 def _label_sets(*, llm: str, second_llm: str, design: str) -> tuple[LabelSet, LabelSet | None]:
@@ -184,6 +196,9 @@ def budget_assign(*, sample: BudgetSample, assessor: User, topics: Iterable[Topi
         )
     except BlindnessViolation as violation:
         raise BudgetError(violation.message) from violation
+    if sample.sample is None:  # every draw writes one (older draws: migration humanbudget/0002)
+        raise BudgetError(f"budget sample #{sample.pk} has no sample in judging's tables")
+    samples.sample_assign(sample=sample.sample, assignments=made)
     sample.assignments.add(*made)
     for assignment in made:
         services.assignment_refresh_status(assignment=assignment)

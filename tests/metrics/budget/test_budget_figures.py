@@ -122,7 +122,7 @@ def test_the_sample_leaves_out_pairs_the_assessor_already_judged_from_scratch_el
     (earlier,) = services.assignments_create(
         campaign=other, assessor=alice, topics=[topic], condition=Condition.FROM_SCRATCH
     )
-    judged = list(queue.assignment_pending(assignment=earlier).values_list("pair_id", flat=True))[:5]
+    judged = [cp.pair_id for cp in queue.assignment_pending(assignment=earlier)][:5]
     for pair_id in judged:
         services.judgment_submit(
             assignment=earlier,
@@ -137,7 +137,7 @@ def test_the_sample_leaves_out_pairs_the_assessor_already_judged_from_scratch_el
 
     # then
     (on_topic,) = [a for a in made if a.topic_id == topic.pk]
-    pending = set(queue.assignment_pending(assignment=on_topic).values_list("pair_id", flat=True))
+    pending = {cp.pair_id for cp in queue.assignment_pending(assignment=on_topic)}
     drawn = set(sample.items.filter(topic=topic).values_list("pair_id", flat=True))
     assert set(judged) <= drawn
     assert pending == drawn - set(judged)

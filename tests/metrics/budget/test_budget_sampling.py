@@ -120,7 +120,7 @@ def test_an_assignment_of_the_sample_judges_the_drawn_pairs_only_in_the_drawn_or
     assert {a.condition for a in made} == {Condition.FROM_SCRATCH}
     for assignment in made:
         drawn = list(sample.items.filter(topic=assignment.topic).order_by("order").values_list("pair_id", flat=True))
-        pending = list(queue.assignment_pending(assignment=assignment).values_list("pair_id", flat=True))
+        pending = [cp.pair_id for cp in queue.assignment_pending(assignment=assignment)]
         assert pending == drawn
         progress = queue.assignments_with_progress(type(assignment).objects.filter(pk=assignment.pk)).get()
         assert progress.total == len(drawn)
