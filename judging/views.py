@@ -20,7 +20,7 @@ from django_htmx.middleware import HtmxDetails
 from assess.auth import organizer_required
 from assess.downloads import attachment
 from judging import queue, selectors, services
-from judging.blindness import BlindnessViolation, blindness_violations
+from judging.blindness import BlindnessViolation, blindness_violations, card_shows_llm_label
 from judging.csvsafe import csv_safe_cell
 from judging.forms import (
     CANNOT_JUDGE_REASONS,
@@ -35,6 +35,7 @@ from judging.forms import (
 )
 from judging.guidelines import guidelines_html
 from judging.highlight import highlight_evidence
+from judging.label_set_names import LabelSetName
 from judging.models import Assignment, Campaign, Label
 from judging.session import assessor_session_figures
 
@@ -89,6 +90,7 @@ def judge_context(
         "assignment": state.assignment,
         "campaign": state.assignment.campaign,
         "card": card,
+        "shows_llm_label": card_shows_llm_label(state.assignment),
         "passage_html": passage_html,
         # Built here rather than in template loops and tags: the card is rendered on every keystroke.
         "answer_html": _answer_html(card) if card is not None else "",
@@ -366,6 +368,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "settings_form": CampaignSettingsForm(instance=campaign),
             "guidelines_html": guidelines_html(campaign.guidelines),
             "build_form": BuildForm(),
+            "final_spec": LabelSetName.final(campaign.name).format(),
         },
     )
 

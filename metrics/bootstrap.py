@@ -1,18 +1,23 @@
-"""95% intervals of the run scores and of Kendall τ between two label sets' run scores (DESIGN §5).
+"""95% intervals (DESIGN §5), all of them here: the run scores, Kendall τ between two label sets' run scores,
+and Cohen's κ between two label sets' labels.
 
 A run score is a mean over topics, so its interval resamples topics (`scipy.stats.bootstrap`, percentile,
 fixed seed). τ is a rank statistic: a percentile bootstrap over resampled topics is biased downward for it
 (a resample holds about 63% distinct topics, which blurs the ranking, and the interval can leave τ out), so
 τ's interval is a delete-one-topic jackknife: τ ± z·se, se from the τ's with each topic left out in turn.
-With fewer than `MIN_TOPICS` topics no interval is given. Every interval given holds its estimate.
+With fewer than `MIN_TOPICS` topics no interval is given. κ's interval resamples items (percentile); each
+resample's κ is scikit-learn's `cohen_kappa_score`. Every interval given holds its estimate.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+from sklearn import config_context
+from sklearn.metrics import cohen_kappa_score
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 20241025
@@ -110,3 +115,39 @@ def kendall_tau_b_rows(a: np.ndarray, b: np.ndarray, *, batch: int = 64) -> np.n
         with np.errstate(invalid="ignore", divide="ignore"):
             taus[start : start + batch] = np.where(untied > 0, concordance / untied, np.nan)
     return taus
+
+
+def _kappa_of_counts(counts: np.ndarray, size: int) -> float:
+    """scikit-learn's unweighted κ of a confusion matrix given as its cells' counts (rows a, columns b): each
+    cell is one item weighted by its count. NaN where κ is undefined (one label on both sides)."""
+    cells = np.arange(size * size)
+    with config_context(skip_parameter_validation=True, assume_finite=True), np.errstate(all="ignore"):
+        # The cells are valid codes by construction; scikit-learn's input checks would cost more than κ.
+        kappa = cohen_kappa_score(cells // size, cells % size, labels=list(range(size)), sample_weight=counts)
+    return float(kappa)
+
+
+def kappa_interval(
+    matrix: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = 0.95
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of κ over items, from their confusion matrix. κ depends on the items
+    only through that matrix, so resampling n items with replacement is a multinomial draw of its cells:
+    exact, and cheap at any n (each distinct drawn matrix's κ is computed once). The interval is widened to
+    hold κ itself where the percentiles would leave it out."""
+    size = matrix.shape[0]
+    n = int(matrix.sum())
+    kappa = _kappa_of_counts(matrix.ravel(), size) if n else math.nan
+    if n < 2 or math.isnan(kappa):
+        return None
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(n, (matrix / n).ravel(), size=resamples)
+    distinct, which = np.unique(draws, axis=0, return_inverse=True)
+    kappas = np.array([_kappa_of_counts(d, size) for d in distinct])[which.ravel()]
+    kappas = kappas[~np.isnan(kappas)]
+    if kappas.size == 0:
+        return None
+    tail = (1.0 - level) / 2.0 * 100.0
+    low, high = np.percentile(kappas, [tail, 100.0 - tail])
+    # κ's resampling distribution is skewed when agreement is near chance or one label dominates, so with few
+    # items its percentiles can both fall on one side of κ; the page prints κ with its interval, which must hold it.
+    return (min(float(low), kappa), max(float(high), kappa))

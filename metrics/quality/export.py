@@ -9,6 +9,7 @@ from dataclasses import asdict
 from typing import Any
 
 from judging.csvsafe import csv_safe_cell
+from judging.vocabulary import SUPPORT
 from metrics.quality.selectors import CITATION_UNIT, PAIR_UNIT, QualityReport
 from metrics.quality.stats import Agreement
 
@@ -21,9 +22,7 @@ FIXED_COLUMNS = [
     "median_seconds",
     "p90_seconds",
     "active_hours",
-    "share_FS",
-    "share_PS",
-    "share_NS",
+    *(f"share_{label}" for label in SUPPORT.highest_first),
     "cannot_judge",
     "cannot_judge_rate",
     "flags",
@@ -99,9 +98,7 @@ def quality_csv(report: QualityReport) -> str:
             f.median_seconds,
             f.p90_seconds,
             f.active_hours,
-            f.shares["FS"],
-            f.shares["PS"],
-            f.shares["NS"],
+            *(f.shares[label] for label in SUPPORT.highest_first),
             f.cannot_judge,
             f.cannot_judge_rate,
             f.flags,

@@ -14,10 +14,10 @@ from django.db.models import Q
 from judging.labels import LabelSet, LabelSetKind
 from judging.models import Assignment, Campaign, CampaignPair, Condition, Judge, JudgeKind, Judgment
 from judging.scope import scope_for
+from judging.vocabulary import SUPPORT
 from metrics.material import Material, labels_get, material_get
 from metrics.quality import stats
 from metrics.quality.models import GoldItem
-from metrics.scores import LABELS
 
 NIST_JUDGE = "nist"
 PAIR_UNIT = "pair"
@@ -151,7 +151,7 @@ def _judgment_rows(campaign: Campaign) -> dict[tuple[int, str], list[stats.Judgm
 
 def _citation_label_map(material: Material, codes: np.ndarray) -> dict[int, str]:
     labelled = np.nonzero(codes >= 0)[0]
-    return {int(material.citation_id[i]): LABELS[int(codes[i])] for i in labelled}
+    return {int(material.citation_id[i]): SUPPORT.names[int(codes[i])] for i in labelled}
 
 
 def gold_pairs(*, campaign: Campaign) -> dict[int, str]:
