@@ -14,8 +14,8 @@ campaign page, the API, `manage.py assign`, the study's `study_assign`, the demo
    made outside a study may later re-judge any study of its campaign, so it is held to all of them.
 3. A post-edit assignment needs the campaign's post-edit label set: an LLM judge as `post_edit_judge`.
 
-At card time (`card_llm_judge`): a card carries an LLM label only for a post-edit assignment (its campaign's
-post-edit judge's), and never another person's label; pages and the API ask `card_shows_llm_label`."""
+At card time (`card_shows_llm_label`): a card carries an LLM label only for a post-edit assignment (its
+campaign's post-edit judge's), and never another person's label."""
 
 from __future__ import annotations
 
@@ -121,16 +121,9 @@ def blindness_violations(*, campaign: Campaign) -> list[Violation]:
 # --- at card time -------------------------------------------------------------------------------------
 
 
-def card_llm_judge(assignment: Assignment) -> int | None:
-    """The judge whose label a card of this assignment shows (pre-selected, to post-edit), or None: only a
-    post-edit assignment sees an LLM's label, its campaign's post-edit judge's; every other one judges blind."""
-    if assignment.condition != Condition.POST_EDIT:
-        return None
-    return assignment.campaign.post_edit_judge_id
-
-
 def card_shows_llm_label(assignment: Assignment) -> bool:
-    """A card of this assignment shows an LLM label (when the pair has one): the page's and the API's switch."""
+    """A card of this assignment shows an LLM label, its campaign's post-edit judge's (when the pair has one),
+    pre-selected to post-edit: only a post-edit assignment does; every other one judges blind."""
     return assignment.condition == Condition.POST_EDIT
 
 

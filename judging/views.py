@@ -37,6 +37,7 @@ from judging.guidelines import guidelines_html
 from judging.highlight import highlight_evidence
 from judging.label_set_names import LabelSetName
 from judging.models import Assignment, Campaign, Label
+from judging.progress import Share
 from judging.session import assessor_session_figures
 
 
@@ -68,7 +69,7 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
     user = request.user
     assignments = list(selectors.assessor_assignments(user=user))  # type: ignore[arg-type]
     current = next((a for a in assignments if a.status == "open"), None)
-    overall = queue.Progress(
+    overall = Share(
         done=sum(a.done for a in assignments),  # type: ignore[attr-defined]
         total=sum(a.total for a in assignments),  # type: ignore[attr-defined]
     )

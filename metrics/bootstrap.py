@@ -117,14 +117,19 @@ def kendall_tau_b_rows(a: np.ndarray, b: np.ndarray, *, batch: int = 64) -> np.n
     return taus
 
 
-def _kappa_of_counts(counts: np.ndarray, size: int) -> float:
-    """scikit-learn's unweighted κ of a confusion matrix given as its cells' counts (rows a, columns b): each
-    cell is one item weighted by its count. NaN where κ is undefined (one label on both sides)."""
+def _kappas(matrices: np.ndarray, size: int) -> np.ndarray:
+    """scikit-learn's unweighted κ of each confusion matrix, given as a row of its cells' counts (rows a,
+    columns b): each cell is one item weighted by its count. NaN where κ is undefined (every item in one
+    diagonal cell: one label on both sides)."""
     cells = np.arange(size * size)
-    with config_context(skip_parameter_validation=True, assume_finite=True), np.errstate(all="ignore"):
-        # The cells are valid codes by construction; scikit-learn's input checks would cost more than κ.
-        kappa = cohen_kappa_score(cells // size, cells % size, labels=list(range(size)), sample_weight=counts)
-    return float(kappa)
+    a, b, labels = cells // size, cells % size, list(range(size))
+    kappas = np.full(len(matrices), math.nan)
+    # The cells are valid codes by construction; scikit-learn's input checks would cost more than κ.
+    with config_context(skip_parameter_validation=True, assume_finite=True):
+        for i, counts in enumerate(matrices):
+            if np.count_nonzero(counts) > 1 or int(np.argmax(counts)) % (size + 1) != 0:
+                kappas[i] = cohen_kappa_score(a, b, labels=labels, sample_weight=counts)
+    return kappas
 
 
 def kappa_interval(
@@ -136,13 +141,15 @@ def kappa_interval(
     hold κ itself where the percentiles would leave it out."""
     size = matrix.shape[0]
     n = int(matrix.sum())
-    kappa = _kappa_of_counts(matrix.ravel(), size) if n else math.nan
-    if n < 2 or math.isnan(kappa):
+    if n < 2:
+        return None
+    kappa = float(_kappas(matrix.reshape(1, -1), size)[0])
+    if math.isnan(kappa):
         return None
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(n, (matrix / n).ravel(), size=resamples)
     distinct, which = np.unique(draws, axis=0, return_inverse=True)
-    kappas = np.array([_kappa_of_counts(d, size) for d in distinct])[which.ravel()]
+    kappas = _kappas(distinct, size)[which.ravel()]
     kappas = kappas[~np.isnan(kappas)]
     if kappas.size == 0:
         return None
