@@ -255,7 +255,7 @@ def campaign_list(*, archived: bool = False) -> list[Campaign]:
             last_judged=Subquery(newest.annotate(t=Max("created_at")).values("t")),
         )
     )
-    campaigns = list(qs)
+    campaigns: list[Campaign] = list(qs)
     for c in campaigns:
         c.percent_done = percent_done(c.n_judged, c.n_pairs)  # type: ignore[attr-defined]  # beside the annotations
     return campaigns
