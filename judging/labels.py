@@ -155,19 +155,19 @@ def label_set_get(spec: str) -> LabelSet:
     )
 
 
+def _assessor_ids(campaign: Campaign, conditions: tuple[str, ...]) -> tuple[int, ...]:
+    """The assessors who judged in the campaign's assignments in these conditions."""
+    judged = Judgment.objects.filter(
+        assignment__campaign=campaign, condition__in=conditions, judge__kind=JudgeKind.HUMAN
+    ).values_list("judge_id", flat=True)
+    return tuple(sorted(set(judged)))
+
+
 def _campaign_set(name: str, condition: str) -> LabelSet:
     campaign = Campaign.objects.filter(name=name).first()
     if campaign is None:
         raise LabelSetError(f"no campaign named {name!r}")
-    ids = tuple(
-        sorted(
-            set(
-                Judgment.objects.filter(
-                    assignment__campaign=campaign, condition=condition, judge__kind=JudgeKind.HUMAN
-                ).values_list("judge_id", flat=True)
-            )
-        )
-    )
+    ids = _assessor_ids(campaign, (condition,))
     return LabelSet(
         spec=LabelSetName(LabelSetKind.CAMPAIGN, name, condition).format(),
         kind=LabelSetKind.CAMPAIGN,
@@ -194,15 +194,7 @@ def _final_set(name: str) -> LabelSet:
 
 def label_set_final(campaign: Campaign) -> LabelSet:
     """The campaign's `final/<campaign>` set."""
-    ids = tuple(
-        sorted(
-            set(
-                Judgment.objects.filter(
-                    assignment__campaign=campaign, condition__in=FINAL_CONDITIONS, judge__kind=JudgeKind.HUMAN
-                ).values_list("judge_id", flat=True)
-            )
-        )
-    )
+    ids = _assessor_ids(campaign, FINAL_CONDITIONS)
     return LabelSet(
         spec=LabelSetName.final(campaign.name).format(),
         kind=LabelSetKind.FINAL,
