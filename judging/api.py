@@ -25,7 +25,7 @@ from assess.api import ErrorDetailSerializer
 from assess.models import Run, Topic
 from core.columns import column_bounds
 from judging import queue, selectors, services
-from judging.blindness import BlindnessViolation
+from judging.blindness import BlindnessViolation, card_shows_llm_label
 from judging.exchange.schema import SECONDS_LIMIT
 from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Label, Pair, QueueOrder
 
@@ -388,7 +388,7 @@ def card_payload(state: queue.QueueState) -> dict[str, Any]:
                 "url": card.passage.url,
             },
         }
-        if state.assignment.condition == Condition.POST_EDIT:
+        if card_shows_llm_label(state.assignment):
             pair["shown_label"] = card.shown_label
         body["pair"] = pair
     return body

@@ -12,7 +12,10 @@ campaign page, the API, `manage.py assign`, the study's `study_assign`, the demo
    than under this very adjudication assignment) and is not one of the study's judges (a judge of either
    label set the study compares, which judging learns through `judging.samples`). An adjudication assignment
    made outside a study may later re-judge any study of its campaign, so it is held to all of them.
-3. A post-edit assignment needs the campaign's post-edit label set: an LLM judge as `post_edit_judge`."""
+3. A post-edit assignment needs the campaign's post-edit label set: an LLM judge as `post_edit_judge`.
+
+At card time (`card_shows_llm_label`): a card carries an LLM label only for a post-edit assignment (its
+campaign's post-edit judge's), and never another person's label."""
 
 from __future__ import annotations
 
@@ -24,7 +27,8 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Exists, OuterRef
 
 from assess.models import Topic
-from judging.labels import LabelSetError, is_final_spec, label_set_get
+from judging.label_set_names import LabelSetKind, LabelSetName
+from judging.labels import LabelSetError, label_set_get
 from judging.models import Assignment, Campaign, CampaignPair, Condition, Judge, JudgeKind, Judgment
 from judging.samples import SampleJudges, campaign_samples
 
@@ -112,6 +116,15 @@ def blindness_violations(*, campaign: Campaign) -> list[Violation]:
         return []
     every, rejudged = campaign_samples(campaign_id=campaign.pk, assignment_ids=[a.pk for a in assignments])
     return _violations(campaign=campaign, candidates=[(a, rejudged.get(a.pk) or every) for a in assignments])
+
+
+# --- at card time -------------------------------------------------------------------------------------
+
+
+def card_shows_llm_label(assignment: Assignment) -> bool:
+    """A card of this assignment shows an LLM label, its campaign's post-edit judge's (when the pair has one),
+    pre-selected to post-edit: only a post-edit assignment does; every other one judges blind."""
+    return assignment.condition == Condition.POST_EDIT
 
 
 # --- the rules, over a batch of assignments --------------------------------------------------------
@@ -251,7 +264,8 @@ def _study_judge_violations(
     found = []
     for sample in samples:
         for side, spec in sample.label_sets:
-            named_judge = not is_final_spec(spec) and judge.name == spec.partition("/")[0]
+            name = LabelSetName.parse(spec)
+            named_judge = name.kind == LabelSetKind.JUDGE and judge.name == name.name
             if named_judge or judge.pk in named.get(spec, frozenset()):
                 conflict = f"in label set {side} ({spec}) of {sample.name}, one of the study's judges"
                 found.append(

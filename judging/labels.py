@@ -1,23 +1,21 @@
 """Label sets and the label rule (DESIGN §2): the one place that decides which label a citation has.
 
-A **label set** is what every score, agreement figure and export is computed from, and names:
-
-- `NAME` or `NAME/CONDITION`: one judge (an LLM judge, an imported source such as `nist`, or one assessor) in
-  one condition (`from_scratch`, `post_edit`, `adjudication`, or `none` for labels made outside any condition:
-  LLM pre-labels, imports without one). A judge with labels in one condition only needs no condition.
-- `campaign:NAME/CONDITION`: the assessors who judged in that campaign, in that condition, through its
-  assignments.
-- `group:NAME/CONDITION`: the assessors of a named user group (Django's auth groups), in that condition.
-- `final/CAMPAIGN`: the campaign's final labels (judging/review/): a reviewer's current final label of a pair
-  where there is one, else the majority of the campaign's assessors in every condition (ties go to the
-  adjudicated label as for a campaign set; a tie nobody resolved is left out and waits in the review queue).
+A **label set** is what every score, agreement figure and export is computed from: one judge (an LLM judge,
+an imported source such as `nist`, or one assessor) in one condition; a campaign's or a user group's assessors
+in one condition, through its assignments; or a campaign's final labels (judging/review/: a reviewer's current
+final label of a pair where there is one, else the majority of the campaign's assessors in every condition;
+ties go to the adjudicated label as for a campaign set, a tie nobody resolved is left out and waits in the
+review queue).
 
 **A citation's label in a set** is, for each judge of the set, its newest judgment made on this very
 citation; a citation with none takes the judge's newest judgment made on the platform on the citation's
-stored pair (one pair judged once counts for every citation holding it). Imported labels never stand in for another citation. A newest judgment that
-records "not judged" (NIST's -1, a skip) leaves the citation out; nothing fills it from elsewhere. Where a
-set has several judges, the majority label wins; a tie goes to the pair's adjudicated label if there is one,
-else the citation is a tie and left out.
+stored pair (one pair judged once counts for every citation holding it). Imported labels never stand in for
+another citation. A newest judgment that records "not judged" (NIST's -1, a skip) leaves the citation out;
+nothing fills it from elsewhere. Where a set has several judges, the majority label wins; a tie goes to the
+pair's adjudicated label if there is one, else the citation is a tie and left out. The rule is read over all
+of a set's judgments, or over its newest alone to bring kept labels up to date (`labels_newer`).
+
+How a set is named is parsed and written in `judging.label_set_names`; the labels are `judging.vocabulary`'s.
 """
 
 from __future__ import annotations
@@ -34,29 +32,22 @@ from django.db.models import Case, IntegerField, Max, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce
 
 from core.arrays import int_columns
+from judging.label_set_names import LabelSetKind, LabelSetName, split_condition
 from judging.models import Campaign, Condition, FinalLabel, Judge, JudgeKind, Judgment, JudgmentOrigin
+from judging.vocabulary import SUPPORT
 
-LABEL_CODE: dict[str, int] = {"NS": 0, "PS": 1, "FS": 2}  # the ordinal order of metrics.scores.LABELS
-NOT_JUDGED_CODE = 3  # internal: the newest judgment says "not judged"
+LABEL_CODE = SUPPORT.code_of  # the vocabulary's, named here for the callers that read it with the rule
+NOT_JUDGED_CODE = len(SUPPORT.terms)  # internal: the newest judgment says "not judged"
 NO_LABEL = -1
-CONDITION_WORDS: dict[str, str] = {str(c): str(c) for c in Condition.values} | {"none": ""}
 SPEC_HELP = (
     "a label set is a judge (nist, gpt-4o), judge/condition (alice/from_scratch), "
     "campaign:NAME/condition, group:NAME/condition or final/CAMPAIGN; "
     "conditions: from_scratch, post_edit, adjudication, none"
 )
-FINAL_PREFIX = "final/"  # `final/<campaign>`: the one spelling of a campaign's final label set
 
 
 class LabelSetError(ValueError):
     """A label set that does not exist or is ambiguous; the message says what to write instead."""
-
-
-class LabelSetKind:
-    JUDGE = "judge"
-    CAMPAIGN = "campaign"
-    GROUP = "group"
-    FINAL = "final"
 
 
 @dataclass(frozen=True)
@@ -135,14 +126,6 @@ class LabelSet:
         return int(newest)
 
 
-def _split(spec: str) -> tuple[str, str | None]:
-    """(name, condition or None when not written); a trailing `/word` is a condition only if it names one."""
-    body, slash, word = spec.rpartition("/")
-    if slash and word in CONDITION_WORDS:
-        return body, CONDITION_WORDS[word]
-    return spec, None
-
-
 # A page names the same label sets many times (its form, its reports, its Table 3): within `label_sets_pinned`
 # (one request) each is read once. Never across requests: a new judgment can change a set.
 _PINNED: ContextVar[dict[Any, Any] | None] = ContextVar("label_sets_pinned", default=None)
@@ -173,14 +156,14 @@ def _label_set_get(spec: str) -> LabelSet:
     spec = (spec or "").strip()
     if not spec:
         raise LabelSetError(f"no label set given: {SPEC_HELP}")
-    if spec.startswith(FINAL_PREFIX):
-        return _final_set(spec[len(FINAL_PREFIX) :])
-    name, condition = _split(spec)
-    prefix, colon, rest = name.partition(":")
-    if colon and prefix in (LabelSetKind.CAMPAIGN, LabelSetKind.GROUP) and rest:
+    parsed = LabelSetName.parse(spec)
+    name, condition = parsed.name, parsed.condition
+    if parsed.kind == LabelSetKind.FINAL:
+        return _final_set(name)
+    if parsed.kind != LabelSetKind.JUDGE:
         if condition is None:
-            raise LabelSetError(f"{spec!r} needs a condition, e.g. {name}/from_scratch")
-        return _campaign_set(rest, condition) if prefix == LabelSetKind.CAMPAIGN else _group_set(rest, condition)
+            raise LabelSetError(f"{spec!r} needs a condition, e.g. {spec}/from_scratch")
+        return _campaign_set(name, condition) if parsed.kind == LabelSetKind.CAMPAIGN else _group_set(name, condition)
     # The judge and (when the spec names none) the conditions it has labels in, in one query.
     rows = list(
         Judge.objects.filter(name=name)
@@ -198,7 +181,7 @@ def _label_set_get(spec: str) -> LabelSet:
             raise LabelSetError(f"judge {name} has labels in {len(conditions)} conditions: name one ({named})")
         condition = conditions[0] if conditions else ""
     return LabelSet(
-        spec=f"{name}/{condition or 'none'}",
+        spec=LabelSetName(LabelSetKind.JUDGE, name, condition).format(),
         kind=LabelSetKind.JUDGE,
         name=name,
         condition=condition,
@@ -207,21 +190,21 @@ def _label_set_get(spec: str) -> LabelSet:
     )
 
 
+def _assessor_ids(campaign: Campaign, conditions: tuple[str, ...]) -> tuple[int, ...]:
+    """The assessors who judged in the campaign's assignments in these conditions."""
+    judged = Judgment.objects.filter(
+        assignment__campaign=campaign, condition__in=conditions, judge__kind=JudgeKind.HUMAN
+    ).values_list("judge_id", flat=True)
+    return tuple(sorted(set(judged)))
+
+
 def _campaign_set(name: str, condition: str) -> LabelSet:
     campaign = Campaign.objects.filter(name=name).first()
     if campaign is None:
         raise LabelSetError(f"no campaign named {name!r}")
-    ids = tuple(
-        sorted(
-            set(
-                Judgment.objects.filter(
-                    assignment__campaign=campaign, condition=condition, judge__kind=JudgeKind.HUMAN
-                ).values_list("judge_id", flat=True)
-            )
-        )
-    )
+    ids = _assessor_ids(campaign, (condition,))
     return LabelSet(
-        spec=f"campaign:{name}/{condition or 'none'}",
+        spec=LabelSetName(LabelSetKind.CAMPAIGN, name, condition).format(),
         kind=LabelSetKind.CAMPAIGN,
         name=name,
         condition=condition,
@@ -234,16 +217,11 @@ def _campaign_set(name: str, condition: str) -> LabelSet:
 FINAL_CONDITIONS = (Condition.FROM_SCRATCH, Condition.POST_EDIT)
 
 
-def is_final_spec(name: str) -> bool:
-    """The name reads as a final label set (`final/...`): no judge may take it."""
-    return name.strip().lower().startswith(FINAL_PREFIX)
-
-
 def _final_set(name: str) -> LabelSet:
     campaign = Campaign.objects.filter(name=name).first()
     if campaign is None:
-        body, _slash, word = name.rpartition("/")
-        if word in CONDITION_WORDS and Campaign.objects.filter(name=body).exists():
+        body, condition = split_condition(name)
+        if condition is not None and Campaign.objects.filter(name=body).exists():
             raise LabelSetError(f"final/{body} takes no condition: it holds the campaign's final labels")
         raise LabelSetError(f"no campaign named {name!r} (final/CAMPAIGN)")
     return label_set_final(campaign)
@@ -251,17 +229,9 @@ def _final_set(name: str) -> LabelSet:
 
 def label_set_final(campaign: Campaign) -> LabelSet:
     """The campaign's `final/<campaign>` set."""
-    ids = tuple(
-        sorted(
-            set(
-                Judgment.objects.filter(
-                    assignment__campaign=campaign, condition__in=FINAL_CONDITIONS, judge__kind=JudgeKind.HUMAN
-                ).values_list("judge_id", flat=True)
-            )
-        )
-    )
+    ids = _assessor_ids(campaign, FINAL_CONDITIONS)
     return LabelSet(
-        spec=f"{FINAL_PREFIX}{campaign.name}",
+        spec=LabelSetName.final(campaign.name).format(),
         kind=LabelSetKind.FINAL,
         name=campaign.name,
         condition="",
@@ -277,7 +247,7 @@ def _group_set(name: str, condition: str) -> LabelSet:
         raise LabelSetError(f"no user group named {name!r}")
     ids = tuple(sorted(Judge.objects.filter(user__groups=group).values_list("pk", flat=True)))
     return LabelSet(
-        spec=f"group:{name}/{condition or 'none'}",
+        spec=LabelSetName(LabelSetKind.GROUP, name, condition).format(),
         kind=LabelSetKind.GROUP,
         name=name,
         condition=condition,
@@ -313,7 +283,8 @@ def _label_sets_available(campaign: Campaign | None) -> list[LabelSet]:
         .order_by("judge__kind", "judge__name", "condition")
     )
     for judge_id, name, kind, condition in rows:
-        found.append(LabelSet(f"{name}/{condition or 'none'}", LabelSetKind.JUDGE, name, condition, (judge_id,), kind))
+        spec = LabelSetName(LabelSetKind.JUDGE, name, condition).format()
+        found.append(LabelSet(spec, LabelSetKind.JUDGE, name, condition, (judge_id,), kind))
     campaigns = [campaign] if campaign is not None else list(Campaign.objects.order_by("name"))
     for c in campaigns:
         conditions = sorted(
@@ -374,13 +345,15 @@ class CitationLabels:
         return self.codes >= 0
 
 
+def _code_of_label(**default: Value) -> Case:
+    """A row's label as its vocabulary code, in SQL."""
+    whens = (When(label=label, then=Value(c)) for label, c in LABEL_CODE.items())
+    return Case(*whens, **default, output_field=IntegerField())
+
+
 def _judgment_columns(qs: QuerySet[Judgment]) -> list[np.ndarray]:
     """(pk, judge, citation or 0, pair, code, made on the platform) of the judgments, oldest first."""
-    code = Case(
-        *(When(label=label, then=Value(c)) for label, c in LABEL_CODE.items()),
-        default=Value(NOT_JUDGED_CODE),
-        output_field=IntegerField(),
-    )
+    code = _code_of_label(default=Value(NOT_JUDGED_CODE))
     platform = Case(
         When(Q(origin=JudgmentOrigin.PLATFORM), then=Value(1)), default=Value(0), output_field=IntegerField()
     )
@@ -423,22 +396,35 @@ def _one_judge(
     return chosen, codes, direct
 
 
-def citation_labels(label_set: LabelSet, *, citation_ids: np.ndarray, citation_pairs: np.ndarray) -> CitationLabels:
-    """The set's label of each citation (`citation_pairs`: each citation's stored pair, 0 for none)."""
+def _one_judge_labels(columns: list[np.ndarray], citation_ids: np.ndarray, pairs: np.ndarray) -> CitationLabels:
+    """`_one_judge` as labels: one judge's judgments (`columns`) decide each citation's label."""
+    pk = columns[0]
+    chosen, codes, direct = _one_judge(columns, citation_ids, pairs)
+    not_judged = codes == NOT_JUDGED_CODE
+    return CitationLabels(
+        codes=np.where(not_judged, NO_LABEL, codes).astype(np.int8),
+        judgment_ids=np.where(chosen >= 0, pk[np.clip(chosen, 0, None)] if len(pk) else 0, 0),
+        pair_ids=pairs.copy(),
+        direct=direct,
+        not_judged=not_judged,
+        tied=np.zeros(len(citation_ids), dtype=bool),
+    )
+
+
+def citation_labels(
+    label_set: LabelSet, *, citation_ids: np.ndarray, citation_pairs: np.ndarray, after: int = 0
+) -> CitationLabels:
+    """The set's label of each citation (`citation_pairs`: each citation's stored pair, 0 for none).
+
+    `after`: only the set's judgments with a larger id count (a one-judge set's labels brought up to date by
+    `labels_newer`); a citation none of them decides has no label."""
+    if after and label_set.several:
+        raise ValueError("only a one-judge set's labels are brought up to date from its newer judgments")
     n = len(citation_ids)
-    columns = _judgment_columns(label_set.judgments())
+    columns = _judgment_columns(label_set.judgments().filter(pk__gt=after))
     pk, judge = columns[0], columns[1]
     if not label_set.several:
-        chosen, codes, direct = _one_judge(columns, citation_ids, citation_pairs)
-        not_judged = codes == NOT_JUDGED_CODE
-        return CitationLabels(
-            codes=np.where(not_judged, NO_LABEL, codes).astype(np.int8),
-            judgment_ids=np.where(chosen >= 0, pk[np.clip(chosen, 0, None)] if len(pk) else 0, 0),
-            pair_ids=citation_pairs.copy(),
-            direct=direct,
-            not_judged=not_judged,
-            tied=np.zeros(n, dtype=bool),
-        )
+        return _one_judge_labels(columns, citation_ids, citation_pairs)
     votes = np.zeros((n, 3), dtype=np.int64)
     newest = np.zeros((n, 3), dtype=np.int64)  # the newest judgment among each label's voters
     direct_of = np.zeros((n, 3), dtype=bool)
@@ -495,7 +481,7 @@ def _final_override(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A reviewer's current final label replaces the assessors' label of every citation of its pair. Its
     `judgment_ids` entry is the final label's id, negated (no judgment decided it)."""
-    code = Case(*(When(label=label, then=Value(c)) for label, c in LABEL_CODE.items()), output_field=IntegerField())
+    code = _code_of_label()
     pks, pairs, final_codes = int_columns(
         FinalLabel.objects.filter(campaign_id=label_set.campaign_id or 0, current=True)
         .annotate(code=code)
@@ -523,11 +509,32 @@ def _adjudicated(
     return codes, ids
 
 
+def labels_newer(kept: CitationLabels, newer: CitationLabels) -> CitationLabels:
+    """A one-judge set's kept labels brought up to date with those its newer judgments alone decide
+    (`citation_labels(..., after=...)`): the rule over both, each newer judgment being newer than every kept
+    one. One on the citation itself wins; one on its pair, unless the kept label was made on the citation."""
+    decided = (newer.judgment_ids != 0) & (newer.direct | ~kept.direct)
+    return CitationLabels(
+        codes=np.where(decided, newer.codes, kept.codes).astype(np.int8),
+        judgment_ids=np.where(decided, newer.judgment_ids, kept.judgment_ids),
+        pair_ids=kept.pair_ids,
+        direct=np.where(decided, newer.direct, kept.direct),
+        not_judged=np.where(decided, newer.not_judged, kept.not_judged),
+        tied=kept.tied,
+    )
+
+
+def pair_judgments_newest(judgments: QuerySet[Judgment], *, pair_ids: np.ndarray) -> np.ndarray:
+    """For each pair, the judgment the label rule takes from these judgments read as one judge's (the newest
+    made on the platform on the pair, "cannot judge" included), by id; 0 where none is."""
+    columns = _judgment_columns(judgments)
+    return _one_judge_labels(columns, np.zeros(len(pair_ids), dtype=np.int64), pair_ids).judgment_ids
+
+
 def labels_as_dict(labels: CitationLabels, citation_ids: np.ndarray) -> dict[int, tuple[str, int]]:
     """citation id -> (label, deciding judgment id), for the paths that handle few citations."""
-    names = {c: label for label, c in LABEL_CODE.items()}
     return {
-        int(citation_ids[i]): (names[int(labels.codes[i])], int(labels.judgment_ids[i]))
+        int(citation_ids[i]): (SUPPORT.name_of_code[int(labels.codes[i])], int(labels.judgment_ids[i]))
         for i in np.nonzero(labels.codes >= 0)[0]
     }
 

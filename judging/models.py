@@ -6,12 +6,16 @@ from django.conf import settings
 from django.db import models
 
 from assess.models import Citation, Passage, Run, Topic
+from judging.vocabulary import SUPPORT
 
 
 class Label(models.TextChoices):
-    FULL = "FS", "Full support"
-    PARTIAL = "PS", "Partial support"
-    NONE = "NS", "No support"
+    """The support labels as the database stores them; names and titles are the vocabulary's
+    (`judging.vocabulary.SUPPORT`)."""
+
+    FULL = SUPPORT.choice("FS")
+    PARTIAL = SUPPORT.choice("PS")
+    NONE = SUPPORT.choice("NS")
 
 
 class Condition(models.TextChoices):
@@ -254,7 +258,7 @@ class Judgment(models.Model):
             models.CheckConstraint(
                 condition=models.Q(seconds__isnull=True) | models.Q(seconds__gte=0), name="judgment_seconds_nonneg"
             ),
-            models.CheckConstraint(condition=models.Q(label__in=["FS", "PS", "NS", ""]), name="judgment_label_known"),
+            models.CheckConstraint(condition=models.Q(label__in=[*Label.values, ""]), name="judgment_label_known"),
             # An imported label is made on one citation: it never stands for a pair.
             models.CheckConstraint(
                 condition=~models.Q(origin="import") | models.Q(citation__isnull=False),
@@ -364,9 +368,9 @@ class FinalLabel(models.Model):
             models.UniqueConstraint(
                 fields=["campaign", "pair"], condition=models.Q(current=True), name="finallabel_one_current"
             ),
-            models.CheckConstraint(condition=models.Q(label__in=["FS", "PS", "NS"]), name="finallabel_label_known"),
+            models.CheckConstraint(condition=models.Q(label__in=Label.values), name="finallabel_label_known"),
             models.CheckConstraint(
-                condition=models.Q(previous_label__in=["FS", "PS", "NS", ""]), name="finallabel_previous_known"
+                condition=models.Q(previous_label__in=[*Label.values, ""]), name="finallabel_previous_known"
             ),
             models.CheckConstraint(condition=~models.Q(reason=""), name="finallabel_has_reason"),
         ]

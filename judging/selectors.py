@@ -6,7 +6,6 @@ Blindness (DESIGN §3): nothing here returns another person's label to an assess
 from __future__ import annotations
 
 import functools
-import math
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,21 +17,16 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import User
 from django.db import connection
 from django.db.models import (
-    Case,
     Count,
     Exists,
-    F,
-    FloatField,
     IntegerField,
     Max,
     OuterRef,
     Q,
     QuerySet,
     Subquery,
-    Value,
-    When,
 )
-from django.db.models.functions import Coalesce, Floor, TruncHour
+from django.db.models.functions import Coalesce, TruncHour
 
 from assess.importers.fields import group_of_run_id
 from assess.models import Run, Topic
@@ -48,7 +42,9 @@ from judging.models import (
     Condition,
     GuidelinesReading,
     Judgment,
+    Label,
 )
+from judging.progress import Share, percent_done
 from judging.queue import LABEL_NAMES, assignments_with_progress
 
 
@@ -124,9 +120,9 @@ class JudgedPair:
 class JudgedLabel(StrEnum):
     """The "My judgments" label filter: a label, or cannot judge."""
 
-    FULL = "FS"
-    PARTIAL = "PS"
-    NONE = "NS"
+    FULL = Label.FULL.value
+    PARTIAL = Label.PARTIAL.value
+    NONE = Label.NONE.value
     CANNOT_JUDGE = "NJ"
 
 
@@ -239,11 +235,11 @@ def _count_of(qs: QuerySet[Any], key: str, counted: str = "pk", *, distinct: boo
     return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
 
 
-def campaign_list(*, archived: bool = False) -> QuerySet[Campaign]:
+def campaign_list(*, archived: bool = False) -> list[Campaign]:
     """The campaigns with their progress, in one query (a subquery per figure, so no join multiplies another):
     `n_runs`, `n_topics`, `n_pairs` (the pool's pairs), `n_judged` (pool pairs that an assignment of the
     campaign on their topic has judged, "cannot judge" included: the queue's notion of done), `percent_done`
-    (of the pairs, rounded down to 0.1, None for an empty pool), `n_assessors`, `n_assignments` and
+    (of the pairs, `judging.progress.percent_done`: None for an empty pool), `n_assessors`, `n_assignments` and
     `last_judged` (the newest judgment made in the campaign's assignments). The archived campaigns are left
     out, or (`archived`) are the only ones."""
     pk = OuterRef("pk")
@@ -268,25 +264,10 @@ def campaign_list(*, archived: bool = False) -> QuerySet[Campaign]:
             last_judged=Subquery(newest.annotate(t=Max("created_at")).values("t")),
         )
     )
-    share = Floor(Value(1000.0) * F("n_judged") / F("n_pairs")) / Value(10.0)
-    return qs.annotate(percent_done=Case(When(n_pairs=0, then=None), default=share, output_field=FloatField()))
-
-
-@dataclass(frozen=True)
-class Share:
-    """Pairs done of pairs to do. `percent` is rounded down to 0.1 (an unfinished share never reads 100%) and
-    None when there is nothing to do: an empty campaign or an unassigned condition is "—", not 0% or 100%."""
-
-    done: int
-    total: int
-
-    @property
-    def percent(self) -> float | None:
-        return math.floor(1000 * self.done / self.total) / 10 if self.total else None
-
-    @property
-    def text(self) -> str:
-        return "—" if self.percent is None else f"{self.percent:.1f}%"
+    campaigns: list[Campaign] = list(qs)
+    for c in campaigns:
+        c.percent_done = percent_done(c.n_judged, c.n_pairs)  # type: ignore[attr-defined]  # beside the annotations
+    return campaigns
 
 
 @dataclass(frozen=True)

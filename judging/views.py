@@ -21,7 +21,7 @@ from core.auth import organizer_required
 from core.csvsafe import SafeCsvWriter
 from core.downloads import attachment
 from judging import queue, selectors, services
-from judging.blindness import BlindnessViolation, blindness_violations
+from judging.blindness import BlindnessViolation, blindness_violations, card_shows_llm_label
 from judging.forms import (
     CANNOT_JUDGE_REASONS,
     AssessorCreateForm,
@@ -35,7 +35,9 @@ from judging.forms import (
 )
 from judging.guidelines import guidelines_html
 from judging.highlight import highlight_evidence
+from judging.label_set_names import LabelSetName
 from judging.models import Assignment, Campaign, Label
+from judging.progress import Share
 from judging.session import assessor_session_figures
 
 
@@ -67,7 +69,7 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
     user = request.user
     assignments = list(selectors.assessor_assignments(user=user))  # type: ignore[arg-type]
     current = next((a for a in assignments if a.status == "open"), None)
-    overall = queue.Progress(
+    overall = Share(
         done=sum(a.done for a in assignments),  # type: ignore[attr-defined]
         total=sum(a.total for a in assignments),  # type: ignore[attr-defined]
     )
@@ -89,6 +91,7 @@ def judge_context(
         "assignment": state.assignment,
         "campaign": state.assignment.campaign,
         "card": card,
+        "shows_llm_label": card_shows_llm_label(state.assignment),
         "passage_html": passage_html,
         # Built here rather than in template loops and tags: the card is rendered on every keystroke.
         "answer_html": _answer_html(card) if card is not None else "",
@@ -389,6 +392,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "settings_form": CampaignSettingsForm(instance=campaign),
             "guidelines_html": guidelines_html(campaign.guidelines),
             "build_form": BuildForm(),
+            "final_spec": LabelSetName.final(campaign.name).format(),
         },
     )
 

@@ -16,7 +16,8 @@ import numpy as np
 from scipy.stats import kendalltau
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-from metrics.scores import LABELS
+from judging.vocabulary import SUPPORT
+from metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, kappa_interval
 
 
 def _finite(value: float) -> float | None:
@@ -34,7 +35,7 @@ class LabelAgreement:
     kappa_linear: float | None
     distribution_a: dict[str, int]
     distribution_b: dict[str, int]
-    kappa_ci: tuple[float, float] | None = None  # 95%, items resampled
+    kappa_ci: tuple[float, float] | None = None  # 95%, items resampled (`metrics.bootstrap.kappa_interval`)
     alpha_ordinal: float | None = None  # Krippendorff's alpha, ordinal scale NS < PS < FS
     # Per label L: precision = of b's L, the share a calls L; recall = of a's L, the share b calls L.
     per_label: dict[str, dict[str, float | int | None]] = field(default_factory=dict)
@@ -44,48 +45,11 @@ class LabelAgreement:
 
 
 def _codes(values: Sequence[str] | np.ndarray) -> np.ndarray:
-    """Labels as integer codes (indexes into LABELS); integer input is taken as codes already."""
+    """Labels as integer codes (`SUPPORT`'s codes); integer input is taken as codes already."""
     array = np.asarray(values)
     if array.dtype.kind in "iu":
         return array.astype(np.int64)
-    index = {label: i for i, label in enumerate(LABELS)}
-    return np.array([index[v] for v in array], dtype=np.int64)
-
-
-KAPPA_RESAMPLES = 1000
-KAPPA_SEED = 20241025
-
-
-def _kappa_of_matrix(matrices: np.ndarray) -> np.ndarray:
-    """Unweighted Cohen's κ of each (..., 3, 3) confusion matrix of counts."""
-    n = matrices.sum(axis=(-2, -1))
-    observed = np.trace(matrices, axis1=-2, axis2=-1) / n
-    expected = (matrices.sum(axis=-1) * matrices.sum(axis=-2)).sum(axis=-1) / n**2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(expected < 1, (observed - expected) / (1 - expected), np.nan)
-
-
-def kappa_interval(
-    matrix: np.ndarray, *, resamples: int = KAPPA_RESAMPLES, seed: int = KAPPA_SEED, level: float = 0.95
-) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of κ over items. κ depends on the items only through their confusion
-    matrix, so resampling n items with replacement is a multinomial draw of its cells: exact, and cheap at
-    any n. The interval is widened to hold κ itself where the percentiles would leave it out."""
-    n = int(matrix.sum())
-    kappa = float(_kappa_of_matrix(matrix.astype(float)))
-    if n < 2 or math.isnan(kappa):
-        return None
-    rng = np.random.default_rng(seed)
-    draws = rng.multinomial(n, (matrix / n).ravel(), size=resamples).reshape(resamples, *matrix.shape)
-    kappas = _kappa_of_matrix(draws.astype(float))
-    kappas = kappas[~np.isnan(kappas)]
-    if kappas.size == 0:
-        return None
-    tail = (1.0 - level) / 2.0 * 100.0
-    low, high = np.percentile(kappas, [tail, 100.0 - tail])
-    # κ's resampling distribution is skewed when agreement is near chance or one label dominates, so with few
-    # items its percentiles can both fall on one side of κ; the page prints κ with its interval, which must hold it.
-    return (min(float(low), kappa), max(float(high), kappa))
+    return np.array([SUPPORT.code_of[v] for v in array], dtype=np.int64)
 
 
 def alpha_ordinal(a: np.ndarray, b: np.ndarray) -> float | None:
@@ -117,13 +81,13 @@ def label_agreement(
     a: Sequence[str] | np.ndarray,
     b: Sequence[str] | np.ndarray,
     *,
-    seed: int = KAPPA_SEED,
-    resamples: int = KAPPA_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
 ) -> LabelAgreement:
     """Agreement over items both judges labelled, given as two label lists (or codes) in the same order."""
     if len(a) != len(b):
         raise ValueError("the two label lists must have the same length")
-    labels = list(LABELS)
+    labels = list(SUPPORT.names)
     codes = list(range(len(labels)))
     a, b = _codes(a), _codes(b)
     n = len(a)

@@ -29,9 +29,9 @@ from judging.exchange.qrels import QRELS_LEVEL_HELP, QrelsLevel
 from judging.exchange.selectors import NistKeyChoice
 from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_describe, label_set_get
 from judging.scope import EVERY_CITATION, MAX_DEPTH, RELEVANCE_HELP, Scope, relevance_filter_parse, scope_for
+from judging.vocabulary import SUPPORT
 from metrics.exports import scores_csv, topic_scores_csv
 from metrics.reports import agreement_report, depth_unit, scores_report, topic_scores_report
-from metrics.scores import LABELS
 from metrics.selectors import DRILL_DOWN_PAGE, disagreement_groups, disagreements_load, support_stats
 
 
@@ -81,8 +81,10 @@ class DisagreementsInputSerializer(ScopeInputSerializer):
     topic = serializers.CharField(
         required=False, allow_blank=True, max_length=64, help_text="one topic id (default every topic)"
     )
-    label_a = serializers.ChoiceField(choices=list(LABELS), required=False, help_text="a confusion cell: A's label")
-    label_b = serializers.ChoiceField(choices=list(LABELS), required=False, help_text="and B's label")
+    label_a = serializers.ChoiceField(
+        choices=list(SUPPORT.names), required=False, help_text="a confusion cell: A's label"
+    )
+    label_b = serializers.ChoiceField(choices=list(SUPPORT.names), required=False, help_text="and B's label")
     page = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1, default=1)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -396,7 +398,13 @@ class DisagreementsApi(APIView):
                 "citations_unit": unit,
                 "pairs": page.paginator.count,
                 "pairs_unit": "pairs, once per pair of labels (a citation with no stored pair is its own)",
-                "matrix": {"labels": list(LABELS), "rows": "A", "columns": "B", "counts": found.matrix, "unit": unit},
+                "matrix": {
+                    "labels": list(SUPPORT.names),
+                    "rows": "A",
+                    "columns": "B",
+                    "counts": found.matrix,
+                    "unit": unit,
+                },
                 "page": page.number,
                 "pages": page.paginator.num_pages,
                 "rows": [asdict(r) for r in disagreements_load(list(page.object_list))],

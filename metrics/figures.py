@@ -19,11 +19,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
+from judging.vocabulary import SUPPORT
+
 RUN_COLOUR = "#1f5fbf"
 TOPIC_COLOUR = "#d9822b"
 BAR_COLOURS = ("#1f5fbf", "#d9822b", "#2e8b57", "#8e44ad", "#7f8c8d")
-LABEL_TITLES = {"FS": "Full support", "PS": "Partial support", "NS": "No support"}
-BAR_ORDER = ("FS", "PS", "NS")  # as the paper's Figure 5 reads, most support first
+BAR_ORDER = SUPPORT.highest_first  # as the paper's Figure 5 reads, most support first
 FORMATS = {"png": "image/png", "pdf": "application/pdf"}
 PNG_DPI = 200
 FOOT_SIZE = 8
@@ -177,7 +178,7 @@ def confusion_figure(data: ConfusionData) -> Figure:
     fig.get_layout_engine().set(rect=(0, 0.1, 1, 0.9))  # type: ignore[call-arg, union-attr]
     ax = fig.subplots()
     image = ax.imshow(shares, cmap="Blues", vmin=0.0, vmax=1.0)
-    titles = [f"{LABEL_TITLES.get(label, label)}\n({label})" for label in data.labels]
+    titles = [f"{SUPPORT.titles.get(label, label)}\n({label})" for label in data.labels]
     ax.set_xticks(range(len(data.labels)), titles, fontsize=9)
     ax.set_yticks(range(len(data.labels)), [t.replace("\n", " ") for t in titles], fontsize=9)
     ax.xaxis.set_label_position("top")
@@ -273,7 +274,7 @@ def distribution_figure(data: DistributionData) -> Figure:
                 label=textwrap.fill(f"{name} ({total:,})", 44),
             )
             ax.bar_label(bars, [f"{counts.get(label, 0):,}" for label in BAR_ORDER], fontsize=7.5, padding=2)
-        ax.set_xticks(range(len(BAR_ORDER)), [LABEL_TITLES[label] for label in BAR_ORDER], fontsize=9)
+        ax.set_xticks(range(len(BAR_ORDER)), [SUPPORT.titles[label] for label in BAR_ORDER], fontsize=9)
         ax.set_ylim(0, min(100.0, 1.2 * peak + 4))
         ax.set_ylabel("share of the set's labels (%)", fontsize=9)
         ax.grid(True, axis="y", color="#e3e6ea", linewidth=0.6)

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -26,8 +26,8 @@ from django.db.models.functions import Coalesce
 from assess.models import Answer, Citation, Passage, Relevance, Run
 from core.arrays import int_columns
 from core.sql import aware
-from judging.labels import LABEL_CODE, NO_LABEL, CitationLabels, LabelSet, citation_labels
-from judging.models import NOT_JUDGED, FinalLabel, Judgment, JudgmentOrigin
+from judging.labels import CitationLabels, LabelSet, citation_labels, labels_newer
+from judging.models import FinalLabel, Judgment
 from judging.scope import Scope
 from metrics.scores import AnswerSupport, support_arrays
 
@@ -328,54 +328,23 @@ def labels_get(label_set: LabelSet, material: Material) -> CitationLabels:
     """The set's label of each citation in the material (`judging.labels.citation_labels`).
 
     Kept (in process and in the shared cache) with the set's version; a one-judge set with a few new
-    judgments has only those applied (each is newer than every label kept, so it wins where it applies)."""
+    judgments reads the rule over those alone and lays the result over the kept labels (`labels_newer`)."""
     version = label_set_version(label_set)
     key = f"metrics:labels:{material.key}:{label_set.key}"
     kept = _MEMO.get(key) or cache.get(key)
     if kept is not None and kept[0] == version:
         _remember(key, kept)
         return kept[1]  # type: ignore[no-any-return]
-    labels = None
-    if kept is not None and kept[0] < version and not label_set.several:
-        labels = _labels_update(kept[1], material, label_set.judgments().filter(pk__gt=kept[0]))
-    if labels is None:
-        labels = citation_labels(label_set, citation_ids=material.citation_id, citation_pairs=material.citation_pair)
+    ids, pairs = material.citation_id, material.citation_pair
+    since = kept[0] if kept is not None and kept[0] < version and not label_set.several else 0
+    if since and label_set.judgments().filter(pk__gt=since).count() <= INCREMENTAL_LIMIT:
+        newer = citation_labels(label_set, citation_ids=ids, citation_pairs=pairs, after=since)
+        labels = labels_newer(kept[1], newer)
+    else:
+        labels = citation_labels(label_set, citation_ids=ids, citation_pairs=pairs)
     _remember(key, (version, labels))
     cache.set(key, (version, labels), CACHE_SECONDS)
     return labels
-
-
-def _labels_update(labels: CitationLabels, material: Material, new: Any) -> CitationLabels | None:
-    """Apply a one-judge set's judgments newer than the kept labels, oldest first; None when too many.
-    A newer judgment on a citation replaces its label; one on a pair only that of the pair's citations that
-    have no judgment of their own."""
-    if new.count() > INCREMENTAL_LIMIT:
-        return None
-    updated = replace(
-        labels,
-        codes=labels.codes.copy(),
-        judgment_ids=labels.judgment_ids.copy(),
-        direct=labels.direct.copy(),
-        not_judged=labels.not_judged.copy(),
-    )
-    for pk, citation, pair, label, platform in new.order_by("pk").values_list(
-        "pk", "citation_id", "pair_id", "label", "origin"
-    ):
-        hit = np.zeros(len(material.citation_id), dtype=bool)
-        if platform == JudgmentOrigin.PLATFORM:
-            hit |= (material.citation_pair == pair) & ~updated.direct
-        on_citation = np.zeros_like(hit)
-        if citation:
-            position = int(material.positions_of(np.array([citation]))[0])
-            if position >= 0:
-                on_citation[position] = True
-        hit |= on_citation
-        code = LABEL_CODE.get(label, NO_LABEL)
-        updated.codes[hit] = code
-        updated.not_judged[hit] = label == NOT_JUDGED
-        updated.judgment_ids[hit] = pk
-        updated.direct[hit] = on_citation[hit]
-    return updated
 
 
 def answer_support(material: Material, labels: CitationLabels) -> AnswerSupport:

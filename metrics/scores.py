@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-WEIGHTS: dict[str, float] = {"FS": 1.0, "PS": 0.5, "NS": 0.0}
-LABELS: tuple[str, ...] = ("NS", "PS", "FS")  # the ordinal order, lowest first
+from judging.vocabulary import SUPPORT
 
 
 @dataclass(frozen=True)
@@ -103,9 +102,6 @@ class AnswerSupport:
     citations: np.ndarray  # citations in the unit, judged or not
 
 
-WEIGHT_OF_CODE = np.array([WEIGHTS[label] for label in LABELS])  # codes index LABELS: NS 0, PS 1, FS 2
-
-
 def support_arrays(
     *, codes: np.ndarray, citation_sentence: np.ndarray, sentence_answer: np.ndarray, sentence_counts: np.ndarray
 ) -> AnswerSupport:
@@ -114,7 +110,7 @@ def support_arrays(
     sentence's answer as an index into `sentence_counts` (every answer's number of sentences)."""
     n_sentences, n_answers = len(sentence_answer), len(sentence_counts)
     judged = codes >= 0
-    weights = np.where(judged, WEIGHT_OF_CODE[np.clip(codes, 0, None)], 0.0)
+    weights = np.where(judged, SUPPORT.weight_of_code[np.clip(codes, 0, None)], 0.0)
     sentence_judged = np.bincount(citation_sentence, weights=judged, minlength=n_sentences)
     sentence_sum = np.bincount(citation_sentence, weights=weights, minlength=n_sentences)
     sentence_best = np.zeros(n_sentences)

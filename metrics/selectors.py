@@ -16,6 +16,7 @@ from assess.models import Citation, Relevance
 from judging.labels import LabelSet, label_sets_available
 from judging.models import Judge
 from judging.scope import Scope
+from judging.vocabulary import SUPPORT
 from metrics.material import (
     cached,
     citation_cards,
@@ -26,7 +27,6 @@ from metrics.material import (
     material_summary,
 )
 from metrics.reports import depth_unit
-from metrics.scores import LABELS
 
 
 def judge_names() -> list[tuple[str, str]]:
@@ -79,7 +79,7 @@ def _support_stats(scope: Scope) -> list[dict[str, Any]]:
                 "unlabelled": int((~touched).sum()),
                 # A citation with no stored pair (imported, outside any campaign) is a pair of its own.
                 "distinct_pairs": _distinct_count(pairs[pairs > 0]) + int((pairs == 0).sum()),
-                **{label: int(counts[code]) for code, label in enumerate(LABELS)},
+                **{label: int(counts[code]) for code, label in enumerate(SUPPORT.names)},
             }
         )
     return rows
@@ -127,7 +127,7 @@ class DisagreementGroup:
 class DisagreementList:
     groups: list[DisagreementGroup]
     citations: int  # citations in the groups
-    matrix: list[list[int]]  # citations both labelled, rows A's label, columns B's, in LABELS order
+    matrix: list[list[int]]  # citations both labelled, rows A's label, columns B's, in code order
 
 
 @dataclass(frozen=True)
@@ -161,10 +161,10 @@ def disagreement_groups(
     material = material_get(scope.narrowed(topic_ids=[topic_id]) if topic_id else scope)
     labels_a, labels_b = labels_get(a, material), labels_get(b, material)
     both = labels_a.labelled & labels_b.labelled
-    matrix = np.zeros((len(LABELS), len(LABELS)), dtype=np.int64)
+    matrix = np.zeros((len(SUPPORT.names), len(SUPPORT.names)), dtype=np.int64)
     np.add.at(matrix, (labels_a.codes[both], labels_b.codes[both]), 1)
     if label_a and label_b:
-        chosen = both & (labels_a.codes == LABELS.index(label_a)) & (labels_b.codes == LABELS.index(label_b))
+        chosen = both & (labels_a.codes == SUPPORT.code_of[label_a]) & (labels_b.codes == SUPPORT.code_of[label_b])
     else:
         chosen = both & (labels_a.codes != labels_b.codes)
     topic_of = citation_topics(material)
@@ -182,8 +182,8 @@ def disagreement_groups(
     groups = [
         DisagreementGroup(
             topic_id=material.topic_names[topic],
-            label_a=LABELS[code_a],
-            label_b=LABELS[code_b],
+            label_a=SUPPORT.names[code_a],
+            label_b=SUPPORT.names[code_b],
             citation_ids=tuple(int(material.citation_id[k]) for k in members),
             direct_a=bool(labels_a.direct[members].all()),
             direct_b=bool(labels_b.direct[members].all()),

@@ -32,6 +32,7 @@ from judging.labels import (
 )
 from judging.models import Campaign, Condition, JudgeKind
 from judging.scope import EVERY_CITATION, Scope, relevance_filter_parse, scope_for
+from judging.vocabulary import SUPPORT
 from metrics import plots
 from metrics.campaign_choice import campaign_remember, query_with_last_campaign
 from metrics.exports import agreement_json, scores_csv, topic_scores_csv
@@ -40,7 +41,6 @@ from metrics.figures import FORMATS, figure_bytes
 from metrics.forms import MetricsFilterForm
 from metrics.material import versions_pinned
 from metrics.reports import ScoreRow, agreement_report, depth_unit, scores_report, topic_scores_report
-from metrics.scores import LABELS
 from metrics.selectors import (
     DRILL_DOWN_PAGE,
     disagreement_groups,
@@ -344,8 +344,8 @@ def _cell(request: HttpRequest) -> tuple[str, str]:
     label_a, label_b = request.GET.get("label_a", ""), request.GET.get("label_b", "")
     if not label_a and not label_b:
         return "", ""
-    if label_a not in LABELS or label_b not in LABELS:
-        raise ValueError(f"label_a and label_b: both one of {', '.join(LABELS)}")
+    if label_a not in SUPPORT.code_of or label_b not in SUPPORT.code_of:
+        raise ValueError(f"label_a and label_b: both one of {', '.join(SUPPORT.names)}")
     return label_a, label_b
 
 
@@ -386,10 +386,10 @@ def _drill_down(request: HttpRequest, *, topic_id: str | None) -> HttpResponse:
                             "link": here + "?" + choice.query(label_a=label_a, label_b=label_b),
                             "current": cell == (label_a, label_b),
                         }
-                        for j, label_b in enumerate(LABELS)
+                        for j, label_b in enumerate(SUPPORT.names)
                     ],
                 }
-                for i, label_a in enumerate(LABELS)
+                for i, label_a in enumerate(SUPPORT.names)
             ],
             "every_link": here + "?" + choice.query(),
             "previous_link": link(page=page.previous_page_number()) if page.has_previous() else "",

@@ -15,9 +15,10 @@ from assess.models import Answer
 from core.writable import Writable
 from judging.exchange.reading import JudgmentImportOptions, LabelsRead, ReadLabel, SentenceRead
 from judging.models import NOT_JUDGED, Label
+from judging.vocabulary import SUPPORT
 
 NIST_SUPPORT: dict[str, str | None] = {"2": Label.FULL, "1": Label.PARTIAL, "0": Label.NONE, "-1": None}
-NIST_SUPPORT_CODE = {"FS": "2", "PS": "1", "NS": "0"}  # a label as NIST writes it
+NIST_SUPPORT_CODE = {label: str(code) for label, code in SUPPORT.code_of.items()}  # NIST writes the ordinal code
 
 
 def nist_read(

@@ -24,7 +24,7 @@ from assess.importers.schema import (
     an_id,
     column_length,
 )
-from judging.labels import CONDITION_WORDS, LabelSetKind, is_final_spec
+from judging.label_set_names import CONDITION_WORDS, PREFIXED_KINDS, LabelSetKind, LabelSetName
 from judging.models import Condition, Judge, JudgeKind, Judgment
 
 # Seconds spent on one label: finite (PostgreSQL stores infinity, which JSON cannot carry) and below a day.
@@ -54,16 +54,16 @@ def judge_name_problem(name: str) -> str | None:
     if any(ch in ID_CONTROLS for ch in name):
         return "holds a control character"
     lowered = name.strip().lower()
-    prefix, colon, _ = lowered.partition(":")
+    reads_as = LabelSetName.parse(lowered)
     if lowered in JudgeKind.values:
         return f"{name!r} is a reserved name: it is a judge kind, which goes in judge_kind (judge names the judge)"
     if lowered in RESERVED_JUDGE_NAMES:
         return f"{name!r} is a reserved name (judge kinds, label set kinds and conditions): choose another"
-    if colon and prefix in (LabelSetKind.CAMPAIGN, LabelSetKind.GROUP):
-        return f"{name!r} would read as a {prefix} label set: choose a name without '{prefix}:'"
-    if is_final_spec(lowered):
+    if reads_as.kind in PREFIXED_KINDS:
+        return f"{name!r} would read as a {reads_as.kind} label set: choose a name without '{reads_as.kind}:'"
+    if reads_as.kind == LabelSetKind.FINAL:
         return f"{name!r} would read as a campaign's final label set: choose a name without 'final/'"
-    if lowered.rpartition("/")[2] in CONDITION_WORDS and "/" in lowered:
+    if reads_as.condition is not None:
         return f"{name!r} ends in a condition; a label set would read it as judge/condition"
     return None
 

@@ -15,6 +15,7 @@ from django.db.models import Exists, OuterRef, Q
 from core.csvsafe import SafeCsvWriter
 from core.writable import Writable
 from judging.exchange.selectors import LABEL_OF_CODE, ExportMaterial, export_material
+from judging.label_set_names import LabelSetName
 from judging.labels import LabelSet, LabelSetKind, label_set_final
 from judging.models import Campaign, FinalLabel, JudgeKind, Judgment
 from judging.scope import Scope
@@ -48,7 +49,7 @@ def _assessor_sets(campaign: Campaign) -> list[tuple[str, LabelSet]]:
         (
             f"assessor:{name}/{condition or 'none'}" if name in several else f"assessor:{name}",
             LabelSet(
-                spec=f"{name}/{condition or 'none'}",
+                spec=LabelSetName(LabelSetKind.JUDGE, name, condition).format(),
                 kind=LabelSetKind.JUDGE,
                 name=name,
                 condition=condition,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 
-from judging.models import Label
+from judging.vocabulary import SUPPORT
 
 _NOT_WORD = re.compile(r"[^a-z]+")
 # Checked in this order: "No Support" never hides inside "Full Support", but a reply naming several
 # labels takes the first of Full, Partial, No, as the track's script did.
-_LABELS = (("full support", Label.FULL), ("partial support", Label.PARTIAL), ("no support", Label.NONE))
+_LABELS = tuple((SUPPORT.titles[label].lower(), label) for label in SUPPORT.highest_first)
 
 
 def label_parse(text: str) -> str | None:

@@ -17,6 +17,7 @@ from judging.llm.models import LLMResult, LLMResultStatus, PrelabelJob, Prelabel
 from judging.llm.pricing import cost_of, is_priced
 from judging.llm.prompt import CHARS_PER_TOKEN, CITATION_SEPARATOR, REPLY_TOKENS, prompt_fixed_chars
 from judging.models import Campaign, CampaignPair, Judge, JudgeKind, Judgment, Pair
+from judging.progress import percent_done
 
 
 @dataclass(frozen=True)
@@ -49,10 +50,8 @@ class Progress:
         return max(0, self.total - self.done)
 
     @property
-    def percent(self) -> int:
-        if not self.total:
-            return 100
-        return min(100, int(100 * self.done / self.total))
+    def percent(self) -> float | None:
+        return percent_done(self.done, self.total)
 
     @property
     def finished(self) -> bool:

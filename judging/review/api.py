@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assess.api import ErrorDetailSerializer
+from judging.label_set_names import LabelSetName
 from judging.models import Campaign, CampaignPair, Label
 from judging.review import selectors, services
 from judging.review.access import IsReviewer, review_refusal
@@ -174,6 +175,6 @@ class FinalLabelView(APIView):
         except services.ReviewError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         out = FinalLabelOutputSerializer(
-            {**final.__dict__, "reviewer": final.reviewer, "label_set": f"final/{campaign.name}"}
+            {**final.__dict__, "reviewer": final.reviewer, "label_set": LabelSetName.final(campaign.name).format()}
         )
         return Response(out.data, status=status.HTTP_201_CREATED)

@@ -15,11 +15,12 @@ from datetime import datetime
 
 import numpy as np
 
-from judging.labels import LABEL_CODE, label_set_final
 from judging.labels import citation_labels as labels_of
+from judging.labels import label_set_final
 from judging.llm.models import LLMJudge, LLMResult
 from judging.llm.prompt import UnknownPromptVersion, citation_text, prompt_render
 from judging.models import Campaign, CampaignPair, FinalLabel, JudgeKind, Judgment, Pair
+from judging.vocabulary import SUPPORT
 
 DIFFER = "differ"
 LLM = "llm"
@@ -31,7 +32,6 @@ REASONS: dict[str, str] = {
     FLAGGED: "flagged",
     CANNOT_JUDGE: "cannot judge",
 }
-LABEL_NAMES = {code: label for label, code in LABEL_CODE.items()}
 
 
 @dataclass(frozen=True)
@@ -200,7 +200,7 @@ def final_set_label(*, campaign: Campaign, pair_id: int) -> str:
     if context is None:
         return ""
     labels = labels_of(label_set_final(campaign), citation_ids=np.array([context]), citation_pairs=np.array([pair_id]))
-    return LABEL_NAMES.get(int(labels.codes[0]), "")
+    return SUPPORT.name_of_code.get(int(labels.codes[0]), "")
 
 
 def review_detail(*, campaign: Campaign, pair_id: int, items: list[ReviewItem] | None = None) -> ReviewDetail | None:

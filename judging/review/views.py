@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from judging.label_set_names import LabelSetName
 from judging.models import Campaign, Label
 from judging.review import selectors, services
 from judging.review.access import review_refusal, reviewer_required
@@ -84,7 +85,7 @@ def _render(
         "position": position,
         "label_keys": LABEL_KEYS,
         "form": form or FinalLabelForm(initial={"label": detail.item.final_label if detail else None}),
-        "final_spec": f"final/{campaign.name}",
+        "final_spec": LabelSetName.final(campaign.name).format(),
     }
     template = "judging/review.html#review-item" if request.htmx else "judging/review.html"
     return render(request, template, context, status=status)

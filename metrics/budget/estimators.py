@@ -27,7 +27,7 @@ import numpy as np
 from django.db.models import TextChoices
 from scipy import stats
 
-WEIGHT_OF_CODE = np.array([0.0, 0.5, 1.0])  # NS, PS, FS
+from judging.vocabulary import SUPPORT
 
 
 class Design(TextChoices):
@@ -82,12 +82,12 @@ class Population:
 
     def llm_weights(self) -> np.ndarray:
         known = self.llm_code >= 0
-        mean = float(WEIGHT_OF_CODE[self.llm_code[known]].mean()) if known.any() else 0.5
-        return np.where(known, WEIGHT_OF_CODE[np.clip(self.llm_code, 0, None)], mean)
+        mean = float(SUPPORT.weight_of_code[self.llm_code[known]].mean()) if known.any() else 0.5
+        return np.where(known, SUPPORT.weight_of_code[np.clip(self.llm_code, 0, None)], mean)
 
     def human_weights(self) -> np.ndarray:
         """The human weight of each citation; NaN where the human set has no label (not drawn yet)."""
-        return np.where(self.human_code >= 0, WEIGHT_OF_CODE[np.clip(self.human_code, 0, None)], np.nan)
+        return np.where(self.human_code >= 0, SUPPORT.weight_of_code[np.clip(self.human_code, 0, None)], np.nan)
 
 
 def inclusion_probabilities(

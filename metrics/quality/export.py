@@ -8,6 +8,7 @@ from dataclasses import asdict
 from typing import Any
 
 from core.csvsafe import SafeCsvWriter
+from judging.vocabulary import SUPPORT
 from metrics.quality.selectors import CITATION_UNIT, PAIR_UNIT, QualityReport
 from metrics.quality.stats import Agreement
 
@@ -20,9 +21,7 @@ FIXED_COLUMNS = [
     "median_seconds",
     "p90_seconds",
     "active_hours",
-    "share_FS",
-    "share_PS",
-    "share_NS",
+    *(f"share_{label}" for label in SUPPORT.highest_first),
     "cannot_judge",
     "cannot_judge_rate",
     "flags",
@@ -98,9 +97,7 @@ def quality_csv(report: QualityReport) -> str:
             f.median_seconds,
             f.p90_seconds,
             f.active_hours,
-            f.shares["FS"],
-            f.shares["PS"],
-            f.shares["NS"],
+            *(f.shares[label] for label in SUPPORT.highest_first),
             f.cannot_judge,
             f.cannot_judge_rate,
             f.flags,

@@ -27,7 +27,7 @@ class GoldItem(models.Model):
         ordering = ["campaign_id", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "pair"], name="golditem_unique_campaign_pair"),
-            models.CheckConstraint(condition=models.Q(label__in=["FS", "PS", "NS"]), name="golditem_label_known"),
+            models.CheckConstraint(condition=models.Q(label__in=Label.values), name="golditem_label_known"),
         ]
 
     def __str__(self) -> str:

@@ -11,13 +11,14 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
+from judging.label_set_names import LabelSetName
 from judging.labels import LabelSet, LabelSetKind
 from judging.models import Assignment, Campaign, CampaignPair, Condition, Judge, JudgeKind, Judgment
 from judging.scope import scope_for
+from judging.vocabulary import SUPPORT
 from metrics.material import Material, labels_get, material_get
 from metrics.quality import stats
 from metrics.quality.models import GoldItem
-from metrics.scores import LABELS
 
 NIST_JUDGE = "nist"
 PAIR_UNIT = "pair"
@@ -35,7 +36,7 @@ class Rater:
 
     @property
     def spec(self) -> str:
-        return f"{self.judge_name}/{self.condition or 'none'}"
+        return LabelSetName(LabelSetKind.JUDGE, self.judge_name, self.condition).format()
 
     def label_set(self, campaign: Campaign) -> LabelSet:
         return LabelSet(
@@ -117,7 +118,8 @@ def campaign_references(*, campaign: Campaign) -> list[Reference]:
     )
     found = []
     for judge_id, name, kind, condition in sorted(set(rows), key=lambda r: (r[1] == NIST_JUDGE, r[1], r[3])):
-        label_set = LabelSet(f"{name}/{condition or 'none'}", LabelSetKind.JUDGE, name, condition, (judge_id,), kind)
+        spec = LabelSetName(LabelSetKind.JUDGE, name, condition).format()
+        label_set = LabelSet(spec, LabelSetKind.JUDGE, name, condition, (judge_id,), kind)
         found.append(Reference(label_set, "nist" if name == NIST_JUDGE else "llm"))
     return found
 
@@ -151,7 +153,7 @@ def _judgment_rows(campaign: Campaign) -> dict[tuple[int, str], list[stats.Judgm
 
 def _citation_label_map(material: Material, codes: np.ndarray) -> dict[int, str]:
     labelled = np.nonzero(codes >= 0)[0]
-    return {int(material.citation_id[i]): LABELS[int(codes[i])] for i in labelled}
+    return {int(material.citation_id[i]): SUPPORT.names[int(codes[i])] for i in labelled}
 
 
 def gold_pairs(*, campaign: Campaign) -> dict[int, str]:

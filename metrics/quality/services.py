@@ -22,11 +22,11 @@ from assess.importers.lines import InputFile, read_json_lines, read_text_lines
 from assess.importers.report import ImportReport, Line
 from assess.models import Citation
 from judging.models import Campaign, CampaignPair
+from judging.vocabulary import SUPPORT
 from metrics.quality.models import GoldItem
 
 KEY_FIELDS = ("topic_id", "run_id", "sentence_index", "citation_slot")
 LABEL_FIELDS = ("label", "expected_label")
-LABELS = ("FS", "PS", "NS")
 MAX_TEXT = 200
 MAX_INDEX = 1_000_000
 MAX_ITEMS = 100_000
@@ -105,7 +105,7 @@ def _label(line: Line, row: dict[str, Any]) -> str | None:
     name = next((k for k in LABEL_FIELDS if k in row), "label")
     value = row.get(name)
     label = value.strip().upper() if isinstance(value, str) else None
-    if label not in LABELS:
+    if label not in SUPPORT.code_of:
         line.error(name, f"expected FS, PS or NS, got {value!r}")
         return None
     return label

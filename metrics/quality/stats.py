@@ -9,7 +9,7 @@
 - **Active hours** are `judging.session.active_time`: the gaps of at most 10 minutes between consecutive
   judgments, the rule the judging page's session figures use.
 - **Agreement** is exact agreement and Cohen's κ (scikit-learn's `cohen_kappa_score`, unweighted) with the
-  project's 95% interval (`metrics.agreement.kappa_interval`), over the items both sides labelled; `n` items.
+  project's 95% interval (`metrics.bootstrap.kappa_interval`), over the items both sides labelled; `n` items.
 - **Drift**: the rater's judgments in time order, in blocks of `DRIFT_BLOCK`; each block's median seconds and
   its exact agreement with a named reference label set on the citations those judgments were made on.
 - **Gold accuracy**: of the gold pairs the rater labelled, the share labelled as expected.
@@ -29,12 +29,11 @@ from sklearn import config_context
 from sklearn.metrics import cohen_kappa_score
 
 from judging.session import active_time
-from metrics.agreement import kappa_interval
-from metrics.scores import LABELS
+from judging.vocabulary import SUPPORT
+from metrics.bootstrap import kappa_interval
 
 DRIFT_BLOCK = 100
 SPEED_BLOCK = 20  # judgments per point of the speed plot
-LABEL_INDEX: dict[str, int] = {label: i for i, label in enumerate(LABELS)}  # NS 0, PS 1, FS 2
 
 
 @dataclass(frozen=True)
@@ -136,7 +135,9 @@ def rater_figures(rows: Sequence[JudgmentRow]) -> RaterFigures:
         median_seconds=_median(seconds),
         p90_seconds=_p90(seconds),
         active_hours=active,
-        shares={label: (labelled.count(label) / len(labelled) if labelled else None) for label in ("FS", "PS", "NS")},
+        shares={
+            label: (labelled.count(label) / len(labelled) if labelled else None) for label in SUPPORT.highest_first
+        },
         cannot_judge=cannot,
         cannot_judge_rate=cannot / len(current) if current else None,
         flags=sum(1 for r in rows if r.flagged),
@@ -156,14 +157,14 @@ def agreement(a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray) -> A
     n = len(codes_a)
     if n == 0:
         return NO_AGREEMENT
-    labels = list(range(len(LABELS)))
+    labels = list(range(len(SUPPORT.names)))
     exact = float(np.mean(codes_a == codes_b))
     kappa = None
     if n >= 2 and len(np.union1d(codes_a, codes_b)) >= 2:  # with one label on both sides κ is undefined
         # The codes are checked above; scikit-learn's own input checks cost more than κ on a page of many pairs.
         with config_context(skip_parameter_validation=True, assume_finite=True):
             kappa = _finite(float(cohen_kappa_score(codes_a, codes_b, labels=labels)))
-    size = len(LABELS)
+    size = len(SUPPORT.names)
     matrix = np.bincount(codes_a * size + codes_b, minlength=size * size).reshape(size, size)  # rows a, columns b
     interval = kappa_interval(matrix) if kappa is not None else None
     low, high = interval if interval is not None else (None, None)
@@ -173,7 +174,7 @@ def agreement(a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray) -> A
 def pair_agreement(a: Mapping[int, str], b: Mapping[int, str]) -> Agreement:
     """Agreement of two raters over the pairs both labelled (pair id -> label; "" is no label)."""
     shared = sorted(p for p in a.keys() & b.keys() if a[p] and b[p])
-    return agreement([LABEL_INDEX[a[p]] for p in shared], [LABEL_INDEX[b[p]] for p in shared])
+    return agreement([SUPPORT.code_of[a[p]] for p in shared], [SUPPORT.code_of[b[p]] for p in shared])
 
 
 def drift(

@@ -16,12 +16,10 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from core.csvsafe import SafeCsvWriter
+from judging.vocabulary import SUPPORT
 from metrics.agreement import label_agreement
+from metrics.figures import BAR_COLOURS
 from metrics.study.selectors import StudyRow, StudyTable
-
-LABEL_ORDER = ("FS", "PS", "NS")
-LABEL_TITLES = {"FS": "Full support", "PS": "Partial support", "NS": "No support"}
-BAR_COLOURS = ("#1f5fbf", "#d9822b", "#2e8b57", "#8e44ad", "#7f8c8d")
 
 
 @dataclass(frozen=True)
@@ -98,7 +96,8 @@ def agreements(rows: Sequence[StudyRow], columns: Sequence[Column]) -> list[Pair
 def distributions(rows: Sequence[StudyRow], columns: Sequence[Column]) -> dict[str, dict[str, int]]:
     """Each judge's label counts on the sample (pairs it has not labelled yet are left out)."""
     return {
-        c.name: {label: sum(1 for r in rows if getattr(r, c.key) == label) for label in LABEL_ORDER} for c in columns
+        c.name: {label: sum(1 for r in rows if getattr(r, c.key) == label) for label in SUPPORT.highest_first}
+        for c in columns
     }
 
 
@@ -176,7 +175,7 @@ def distribution_chart(dist: Mapping[str, Mapping[str, int]]) -> SafeString:
     judges = list(dist)
     group_width, bar_gap, left, top, height = 64 + 26 * len(judges), 4, 46, 24, 200
     bar = max(14, (group_width - 24) // max(1, len(judges)) - bar_gap)
-    width = left + group_width * len(LABEL_ORDER) + 16
+    width = left + group_width * len(SUPPORT.highest_first) + 16
     legend_top = top + height + 44
     total_height = legend_top + 20 * len(judges) + 8
     parts = [
@@ -187,7 +186,7 @@ def distribution_chart(dist: Mapping[str, Mapping[str, int]]) -> SafeString:
         y = top + height - height * tick / 100
         parts.append(f'<line x1="{left}" y1="{y}" x2="{width - 8}" y2="{y}" stroke="#e3e6ea"/>')
         parts.append(f'<text x="{left - 6}" y="{y + 4}" text-anchor="end" font-size="11">{tick}%</text>')
-    for g, label in enumerate(LABEL_ORDER):
+    for g, label in enumerate(SUPPORT.highest_first):
         x0 = left + g * group_width + 12
         for j, judge in enumerate(judges):
             counts = dist[judge]
@@ -197,7 +196,7 @@ def distribution_chart(dist: Mapping[str, Mapping[str, int]]) -> SafeString:
             x = x0 + j * (bar + bar_gap)
             parts.append(
                 f'<rect class="bar" x="{x}" y="{top + height - h:.1f}" width="{bar}" height="{h:.1f}" '
-                f'fill="{BAR_COLOURS[j % len(BAR_COLOURS)]}"><title>{escape(judge)}: {escape(LABEL_TITLES[label])} '
+                f'fill="{BAR_COLOURS[j % len(BAR_COLOURS)]}"><title>{escape(judge)}: {escape(SUPPORT.titles[label])} '
                 f"{counts.get(label, 0)} of {total} ({100 * share:.1f}%)</title></rect>"
             )
             parts.append(
@@ -206,7 +205,7 @@ def distribution_chart(dist: Mapping[str, Mapping[str, int]]) -> SafeString:
             )
         parts.append(
             f'<text x="{x0 + (len(judges) * (bar + bar_gap)) / 2}" y="{top + height + 18}" text-anchor="middle">'
-            f"{escape(LABEL_TITLES[label])}</text>"
+            f"{escape(SUPPORT.titles[label])}</text>"
         )
     for j, judge in enumerate(judges):
         y = legend_top + 20 * j

@@ -9,7 +9,7 @@ import numpy as np
 from django.db.models import QuerySet
 
 from assess.models import Citation
-from judging.labels import LabelSet, citation_labels, labels_as_dict
+from judging.labels import LabelSet, citation_labels, labels_as_dict, pair_judgments_newest
 from judging.models import Campaign, CampaignPair, Condition, Judgment
 from metrics.study.models import Study, StudyItem
 
@@ -107,21 +107,7 @@ def study_table(*, study: Study) -> StudyTable:
         .select_related("topic", "pair__passage", "citation__sentence__answer__run")
         .order_by("topic__topic_id", "order")
     )
-    pair_ids = [item.pair_id for item in items]
-    independent: dict[tuple[int, int], tuple[str, str]] = {}
-    for topic_pk, pair_id, label, judge_name in (
-        Judgment.objects.filter(assignment__studies=study, pair_id__in=pair_ids, condition=Condition.ADJUDICATION)
-        .order_by("pk")
-        .values_list("assignment__topic_id", "pair_id", "label", "judge__name")
-    ):
-        independent[(topic_pk, pair_id)] = (label, judge_name)
-    second: dict[int, str] = {}
-    if study.second_judge_id is not None:
-        second = dict(
-            Judgment.objects.filter(judge_id=study.second_judge_id, pair_id__in=pair_ids)
-            .order_by("pk")
-            .values_list("pair_id", "label")
-        )
+    independent, second = _study_labels(study, items)
     rows = []
     for item in items:
         sentence = item.citation.sentence
@@ -147,6 +133,38 @@ def study_table(*, study: Study) -> StudyTable:
         set(study.assignments.values_list("assessor__username", flat=True)),
     )
     return StudyTable(study=study, rows=rows, topics=list(study.summary.get("topics", [])), adjudicators=adjudicators)
+
+
+def _study_labels(
+    study: Study, items: list[StudyItem]
+) -> tuple[dict[tuple[int, int], tuple[str, str]], dict[int, str]]:
+    """The independent assessors' label of each sampled (topic, pair), with who gave it, and the second LLM
+    judge's label of each pair, each by the label rule read as one judge's (`judging.labels`): the newest
+    judgment on the pair. The independent label is read per topic, as each adjudication assignment holds one."""
+    by_topic: dict[int, list[int]] = {}
+    for item in items:
+        by_topic.setdefault(item.topic_id, []).append(item.pair_id)
+    chosen: dict[tuple[int, int], int] = {}
+    adjudications = Judgment.objects.filter(assignment__studies=study, condition=Condition.ADJUDICATION)
+    for topic_pk, pair_ids in by_topic.items():
+        pairs = np.array(pair_ids, dtype=np.int64)
+        ids = pair_judgments_newest(
+            adjudications.filter(assignment__topic_id=topic_pk, pair_id__in=pair_ids), pair_ids=pairs
+        )
+        chosen |= {(topic_pk, p): int(j) for p, j in zip(pair_ids, ids.tolist(), strict=True) if j}
+    second: dict[int, int] = {}
+    if study.second_judge_id is not None:
+        pairs = np.array(sorted({item.pair_id for item in items}), dtype=np.int64)
+        ids = pair_judgments_newest(
+            Judgment.objects.filter(judge_id=study.second_judge_id, pair_id__in=pairs.tolist()), pair_ids=pairs
+        )
+        second = {int(p): int(j) for p, j in zip(pairs.tolist(), ids.tolist(), strict=True) if j}
+    rows = Judgment.objects.filter(pk__in=[*chosen.values(), *second.values()]).values_list(
+        "pk", "label", "judge__name"
+    )
+    judgments = {pk: (label, judge_name) for pk, label, judge_name in rows}
+    independent = {key: judgments[pk] for key, pk in chosen.items()}
+    return independent, {pair_id: judgments[pk][0] for pair_id, pk in second.items()}
 
 
 def study_pair_ids(*, study: Study) -> list[int]:

@@ -11,9 +11,10 @@ import krippendorff
 import numpy as np
 import pytest
 from scipy.stats import kendalltau, norm
+from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 from metrics.agreement import label_agreement
-from metrics.bootstrap import MIN_TOPICS, run_intervals, tau_interval
+from metrics.bootstrap import MIN_TOPICS, kappa_of_matrices, run_intervals, tau_interval
 
 
 def _random_matrices(count: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -167,6 +168,23 @@ def test_it_gives_the_same_kappa_interval_for_the_same_seed():
     a, b = rng.integers(0, 3, 50), rng.integers(0, 3, 50)
 
     assert label_agreement(a, b, seed=3).kappa_ci == label_agreement(a, b, seed=3).kappa_ci
+
+
+def test_it_computes_each_resampled_kappa_as_scikit_learn_does():
+    # given: label pairs drawn at several agreement rates, and one side with a single label
+    rng = np.random.default_rng(11)
+    cases = []
+    for agree in (0.0, 0.3, 0.9):
+        a = rng.integers(0, 3, 60)
+        cases.append((a, np.where(rng.random(60) < agree, a, rng.integers(0, 3, 60))))
+    cases.append((np.zeros(10, dtype=int), rng.integers(0, 3, 10)))
+    matrices = np.array([confusion_matrix(a, b, labels=[0, 1, 2]) for a, b in cases], dtype=float)
+
+    # when
+    kappas = kappa_of_matrices(matrices)
+
+    # then
+    assert kappas == pytest.approx([cohen_kappa_score(a, b, labels=[0, 1, 2]) for a, b in cases])
 
 
 def test_it_gives_no_kappa_interval_from_one_item():

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from metrics.scores import WEIGHTS, AnswerScore
+from judging.vocabulary import SUPPORT
+from metrics.scores import AnswerScore
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ def answer_score(answer: AnswerLabels) -> AnswerScore:
     support_sum = 0.0
     recall_denominator = answer.sentence_count
     for labels in answer.cited:
-        weights = [WEIGHTS[label] for label in labels if label is not None]
+        weights = [SUPPORT.weight_of[label] for label in labels if label is not None]
         if not weights:
             recall_denominator -= 1
             continue
