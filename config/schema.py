@@ -3,7 +3,8 @@
 DRF answers the same few errors on every view: 401/403 before a view runs (authentication, permission), 400 when a
 query or body fails its serializer (or holds a NUL: core.middleware, config/parsers.py), 404 when a path names
 no row, 429 with `Retry-After` when the API throttle (REST_FRAMEWORK's DEFAULT_THROTTLE_RATES) slows a client,
-config/errors.py's 413 for a body above DATA_UPLOAD_MAX_MEMORY_SIZE and 503 (with `Retry-After`) when PostgreSQL
+config/errors.py's 413 for a body above DATA_UPLOAD_MAX_MEMORY_SIZE, DRF's 415 for a body whose Content-Type the view
+does not parse, and 503 (with `Retry-After`) when PostgreSQL
 or Redis cannot be reached, and 414 from the web server (gunicorn's request-line limit) for a URL too long to
 read. A view documents only what is its own (a 409 on cancel, a 400 body of its own shape)."""
 
@@ -62,6 +63,9 @@ def error_responses(method: str, operation: dict[str, Any]) -> dict[str, dict[st
     if "requestBody" in operation:
         answers["413"] = _answer(
             "The body is larger than the server takes (DATA_UPLOAD_MAX_MEMORY_SIZE).", "ErrorDetail"
+        )
+        answers["415"] = _answer(
+            "The body's Content-Type is not one this operation reads (its request body lists them).", "ErrorDetail"
         )
     if any(p.get("in") == "path" for p in parameters):
         answers["404"] = _answer("No such row (or not one this user may see).", "ErrorDetail")

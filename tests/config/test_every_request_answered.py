@@ -221,6 +221,22 @@ def test_every_operation_documents_the_throttle_429_with_retry_after_and_the_com
         assert {"400", "401", "403", "414", "429", "503"} <= set(responses), (method, path)
         assert "Retry-After" in responses["429"]["headers"], (method, path)
         assert ("413" in responses) == ("requestBody" in operation), (method, path)
+        assert ("415" in responses) == ("requestBody" in operation), (method, path)
+
+
+def test_a_body_of_a_content_type_the_view_does_not_read_is_a_documented_415(api):
+    # given: the judgment import reads multipart uploads only
+    (operation,) = [
+        op for method, path, op in schema_operations() if (method, path) == ("post", "/api/metrics/judgments/import/")
+    ]
+
+    # when
+    response = api.post("/api/metrics/judgments/import/", data="not a form", content_type="text/plain")
+
+    # then
+    assert response.status_code == 415
+    assert "415" in operation["responses"]
+    assert "text/plain" in response.json()["detail"]
 
 
 def test_every_integer_an_operation_takes_is_bounded_in_the_schema():
