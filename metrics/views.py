@@ -39,7 +39,7 @@ from metrics.figure_data import FIGURES, figure_make, file_stem
 from metrics.figures import FORMATS, figure_bytes
 from metrics.forms import MetricsFilterForm
 from metrics.material import versions_pinned
-from metrics.reports import ScoreRow, agreement_report, depth_unit, scores_report, topic_scores_report
+from metrics.reports import ScoreRow, agreement_report, depth_unit, scores_report
 from metrics.scores import LABELS
 from metrics.selectors import (
     DRILL_DOWN_PAGE,
@@ -51,6 +51,7 @@ from metrics.selectors import (
 )
 from metrics.study import selectors as study_selectors
 from metrics.study.models import Study
+from metrics.topic_scores import topic_scores_report
 
 
 def _score(key: str, field: str) -> Any:

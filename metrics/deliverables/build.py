@@ -42,7 +42,8 @@ from metrics.exports import agreement_json, scores_csv, topic_scores_csv
 from metrics.figure_data import FigureUnavailable, figure_make, file_stem
 from metrics.figures import FORMATS, figure_bytes
 from metrics.material import labels_get, material_get
-from metrics.reports import agreement_report, scores_report, topic_scores_report
+from metrics.reports import agreement_report, scores_report
+from metrics.topic_scores import topic_scores_report
 
 CHUNK = 1 << 16
 AGREEMENT_COLUMNS = (
