@@ -31,8 +31,9 @@ from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_describ
 from judging.scope import EVERY_CITATION, MAX_DEPTH, RELEVANCE_HELP, Scope, relevance_filter_parse, scope_for
 from judging.vocabulary import SUPPORT
 from metrics.exports import scores_csv, topic_scores_csv
-from metrics.reports import agreement_report, depth_unit, scores_report, topic_scores_report
+from metrics.reports import agreement_report, depth_unit, scores_report
 from metrics.selectors import DRILL_DOWN_PAGE, disagreement_groups, disagreements_load, support_stats
+from metrics.topic_scores import topic_scores_report
 
 
 class LabelSetField(serializers.CharField):

@@ -9,7 +9,8 @@ from typing import Any
 
 from core.csvsafe import SafeCsvWriter
 from core.writable import Writable
-from metrics.reports import SCORE_COLUMNS, TOPIC_SCORE_COLUMNS, ScoresReport, TopicScoresReport
+from metrics.reports import SCORE_COLUMNS, ScoresReport
+from metrics.topic_scores import TOPIC_SCORE_COLUMNS, TopicScoresReport
 
 
 def scores_csv(out: Writable, reports: Iterable[ScoresReport], *, intervals: bool = False) -> None:

@@ -153,12 +153,13 @@ class ScoresReport:
         }
 
 
-def _support(label_set: LabelSet, material: Material) -> tuple[CitationLabels, AnswerSupport]:
+def label_support(label_set: LabelSet, material: Material) -> tuple[CitationLabels, AnswerSupport]:
+    """The set's labels of the scope's citations and each answer's support from them."""
     labels = labels_get(label_set, material)
     return labels, answer_support(material, labels)
 
 
-def _matrix(support: AnswerSupport, material: Material, topics: list[str]) -> TopicMatrix:
+def topic_matrix(support: AnswerSupport, material: Material, topics: list[str]) -> TopicMatrix:
     """Runs (all in scope, sorted) x the given topics; 0 where a run did not answer."""
     answer_run, answer_topic, _ = material.answer_columns
     column_of = np.full(len(material.topic_names), -1, dtype=np.int64)
@@ -183,7 +184,7 @@ def _matrix(support: AnswerSupport, material: Material, topics: list[str]) -> To
 def answer_scores(*, label_set: LabelSet, scope: Scope) -> list[AnswerScore]:
     """Per (topic, run) precision and recall for one label set."""
     material = material_get(scope)
-    _, support = _support(label_set, material)
+    _, support = label_support(label_set, material)
     return [
         AnswerScore(
             topic_id=material.answers[answer_id][0],
@@ -212,9 +213,9 @@ def scores_report(
 
 def _scores_report(label_set: LabelSet, scope: Scope, resamples: int, seed: int) -> ScoresReport:
     material = material_get(scope)
-    labels, support = _support(label_set, material)
+    labels, support = label_support(label_set, material)
     topics = labelled_topics(material, labels)
-    matrix = _matrix(support, material, topics)
+    matrix = topic_matrix(support, material, topics)
     runs = run_scores(matrix, judge=label_set.spec, run_info=material.runs)
     index = {r: i for i, r in enumerate(matrix.runs)}
     p_ci = r_ci = [bootstrap.Interval(None, None)] * len(matrix.runs)
@@ -248,14 +249,14 @@ def agreement_report(
 
 def _agreement_report(a: LabelSet, b: LabelSet, scope: Scope, resamples: int, seed: int) -> dict[str, Any]:
     material = material_get(scope)
-    labels_a, support_a = _support(a, material)
-    labels_b, support_b = _support(b, material)
+    labels_a, support_a = label_support(a, material)
+    labels_b, support_b = label_support(b, material)
     both = labels_a.labelled & labels_b.labelled
     labels = agreement_fns.label_agreement(labels_a.codes[both], labels_b.codes[both], seed=seed)
     unit = depth_unit(scope.depth)
     # τ compares the two judges on the same footing: the topics both judged.
     topics = sorted(set(labelled_topics(material, labels_a)) & set(labelled_topics(material, labels_b)))
-    whole_a, whole_b = _matrix(support_a, material, topics), _matrix(support_b, material, topics)
+    whole_a, whole_b = topic_matrix(support_a, material, topics), topic_matrix(support_b, material, topics)
     # τ, the scatter and the topic means are over the runs both sets judged enough of (`Coverage.enough`).
     covered = _covered(whole_a, whole_b)
     matrix_a, matrix_b = whole_a.rows(covered), whole_b.rows(covered)
@@ -441,79 +442,3 @@ def _self_consistency(labels: CitationLabels) -> agreement_fns.SelfConsistency:
     """How often the set's own labels of one pair differ between the citations (runs) in scope it labelled."""
     own = labels.direct & labels.labelled & (labels.pair_ids > 0)
     return agreement_fns.self_consistency_arrays(labels.pair_ids[own], labels.codes[own])
-
-
-# --- per-topic scores (what `trec_eval -q` users expect) ------------------------------------------------
-
-TOPIC_SCORE_COLUMNS = (
-    "run_id",
-    "topic_id",
-    "label_set",
-    "weighted_precision",
-    "weighted_recall",
-    "sentences",
-    "judged_citations",
-    "citations",
-)
-
-
-@dataclass(frozen=True)
-class TopicScoreRow:
-    run_id: str
-    topic_id: str
-    label_set: str
-    weighted_precision: float
-    weighted_recall: float
-    sentences: int
-    judged_citations: int
-    citations: int = 0  # the answer's citations in the unit: judged_citations of citations were judged
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class TopicScoresReport:
-    label_set: dict[str, Any]
-    depth: int | None
-    topics: list[str]
-    rows: list[TopicScoreRow]  # by run, then topic
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "label_set": self.label_set,
-            "depth": self.depth,
-            "unit": depth_unit(self.depth),
-            "topics": self.topics,
-            "columns": list(TOPIC_SCORE_COLUMNS),
-            "rows": [r.as_dict() for r in self.rows],
-        }
-
-
-def topic_scores_report(*, label_set: LabelSet, scope: Scope) -> TopicScoresReport:
-    """One row per (run, topic) over the set's judged topics, the very figures a run score is the mean of: a
-    topic the run did not answer is there with 0 and no sentences, as the run score counts it."""
-    key = f"topic-scores:{scope.key}:{label_set.key}"
-    return cached(key, lambda: _topic_scores_report(label_set, scope))  # type: ignore[no-any-return]
-
-
-def _topic_scores_report(label_set: LabelSet, scope: Scope) -> TopicScoresReport:
-    material = material_get(scope)
-    labels, support = _support(label_set, material)
-    topics = labelled_topics(material, labels)
-    matrix = _matrix(support, material, topics)
-    rows = [
-        TopicScoreRow(
-            run_id=run_id,
-            topic_id=topic_id,
-            label_set=label_set.spec,
-            weighted_precision=float(matrix.precision[i, j]),
-            weighted_recall=float(matrix.recall[i, j]),
-            sentences=int(matrix.sentences[i, j]),
-            judged_citations=int(matrix.judged[i, j]),
-            citations=int(matrix.citations[i, j]),
-        )
-        for i, run_id in enumerate(matrix.runs)
-        for j, topic_id in enumerate(matrix.topics)
-    ]
-    return TopicScoresReport(label_set_describe(label_set), scope.depth, topics, rows)

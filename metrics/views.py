@@ -1,10 +1,10 @@
-"""The organizer's metrics pages: scores, Table 3, agreement and plots, the per-topic drill-down and the
-exports. Reports come from `metrics.reports` (cached until the next judgment); the judgment upload on the
-dashboard is `judging.exchange.views`."""
+"""The organizer's metrics pages: scores, Table 3, agreement and plots, and the per-topic drill-down, with the
+choice of label sets and scope they share (`choice_read`). Reports come from `metrics.reports` (cached until the
+next judgment); the downloads are `metrics.export_views`, the judgment upload on the dashboard
+`judging.exchange.views`."""
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,11 +17,7 @@ from django.views.decorators.http import require_GET
 
 from assess.selectors import topics_unknown
 from core.auth import organizer_required
-from core.downloads import attachment
-from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.forms import JudgmentUploadForm
-from judging.exchange.qrels import QrelsLevel
-from judging.exchange.selectors import NistKeyChoice
 from judging.labels import (
     LabelSet,
     LabelSetKind,
@@ -31,16 +27,15 @@ from judging.labels import (
     label_sets_pinned,
 )
 from judging.models import Campaign, Condition, JudgeKind
-from judging.scope import EVERY_CITATION, Scope, relevance_filter_parse, scope_for
+from judging.scope import Scope, relevance_filter_parse, scope_for
 from judging.vocabulary import SUPPORT
 from metrics import plots
 from metrics.campaign_choice import campaign_remember, query_with_last_campaign
-from metrics.exports import agreement_json, scores_csv, topic_scores_csv
-from metrics.figure_data import FIGURES, figure_make, file_stem
-from metrics.figures import FORMATS, figure_bytes
+from metrics.figure_data import FIGURES
+from metrics.figures import FORMATS
 from metrics.forms import MetricsFilterForm
 from metrics.material import versions_pinned
-from metrics.reports import ScoreRow, agreement_report, depth_unit, scores_report, topic_scores_report
+from metrics.reports import ScoreRow, agreement_report, depth_unit, scores_report
 from metrics.selectors import (
     DRILL_DOWN_PAGE,
     disagreement_groups,
@@ -137,27 +132,14 @@ def _default_sets(campaign_name: str, *, everything_chosen: bool = False) -> tup
     return campaign_name, a, b, why if a else ""
 
 
-def _problem(form: MetricsFilterForm) -> str:
+def form_problem(form: MetricsFilterForm) -> str:
     """What is wrong with the chosen scope or label sets, in words ('' when nothing)."""
     if not form.is_bound or form.is_valid():
         return ""
     return "; ".join(f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items())
 
 
-def _refused(message: str) -> HttpResponse:
-    """An export that cannot be made: 400 with what is wrong, in words."""
-    return HttpResponse(message, status=400, content_type="text/plain")
-
-
-def _download(
-    buffer: io.StringIO, content_type: str, *, choice: Choice, sets: list[LabelSet], what: str, ext: str
-) -> HttpResponse:
-    """The export as a file named for its campaign, label sets, content and day (`core.downloads`)."""
-    response = HttpResponse(buffer.getvalue(), content_type=f"{content_type}; charset=utf-8")
-    return attachment(response, what=what, ext=ext, campaign=choice.campaign, label_sets=[s.spec for s in sets])
-
-
-def _choice(request: HttpRequest, *, remember: bool = False) -> tuple[Choice, MetricsFilterForm]:
+def choice_read(request: HttpRequest, *, remember: bool = False) -> tuple[Choice, MetricsFilterForm]:
     """What the page shows. With `remember` (the dashboard), an address without a campaign shows the one the
     organizer chose last, and the campaign shown is kept as their choice (`metrics.campaign_choice`)."""
     query, remembered = query_with_last_campaign(request) if remember else (request.GET, False)
@@ -170,7 +152,7 @@ def _choice(request: HttpRequest, *, remember: bool = False) -> tuple[Choice, Me
         everything_chosen = remember and not campaign and "campaign" in query
         campaign, default_a, default_b, why = _default_sets(campaign, everything_chosen=everything_chosen)
         a, b = a or default_a, b or default_b
-    if remember and not _problem(form):
+    if remember and not form_problem(form):
         campaign_remember(request, campaign)
     return (
         Choice(
@@ -243,10 +225,10 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 
 def _dashboard(request: HttpRequest) -> HttpResponse:
-    choice, form = _choice(request, remember=True)
+    choice, form = choice_read(request, remember=True)
     context: dict[str, Any] = {"form": form, "choice": choice, "upload_form": JudgmentUploadForm()}
-    if _problem(form):
-        return render(request, "metrics/dashboard.html", {**context, "problem": _problem(form)}, status=400)
+    if form_problem(form):
+        return render(request, "metrics/dashboard.html", {**context, "problem": form_problem(form)}, status=400)
     if not choice.a:
         return render(request, "metrics/dashboard.html", {**context, "empty": True})
     try:
@@ -257,56 +239,16 @@ def _dashboard(request: HttpRequest) -> HttpResponse:
         agreement = agreement_report(a=set_a, b=set_b, scope=scope)
     except ValueError as exc:
         return render(request, "metrics/dashboard.html", {**context, "problem": str(exc)}, status=400)
-    sort = request.GET.get("sort", "precision_a")
-    descending = request.GET.get("dir", "desc") != "asc"
-    labels = agreement["labels"]
-    runs, topics = agreement["runs"], agreement["topic_means"]
-    name_a, name_b = agreement["a"], agreement["b"]
     studies = _studies(choice)
     context.update(
         {
             "report_a": report_a,
             "report_b": report_b,
-            "rows": _score_rows(report_a.rows, report_b.rows, sort, descending),
-            "sort": sort,
-            "descending": descending,
-            "sort_links": {
-                key: "?" + choice.query(sort=key, dir="asc" if sort == key and descending else "desc")
-                for key in SORTABLE
-            },
+            **_sorted_rows(request, choice, report_a.rows, report_b.rows),
             **_table_3(scope, set_a, set_b),
             "agreement": agreement,
-            "labels": labels,
-            "heatmap": plots.heatmap(
-                labels["matrix"],
-                labels["matrix_percent"],
-                labels["labels"],
-                a=name_a,
-                b=name_b,
-                unit=agreement["unit"],
-                links=[
-                    [
-                        reverse("metrics:disagreements") + "?" + choice.query(label_a=la, label_b=lb)
-                        for lb in labels["labels"]
-                    ]
-                    for la in labels["labels"]
-                ],
-            ),
-            **{
-                f"scatter_{measure}": plots.scatter(
-                    title=f"Weighted {measure}",
-                    tau=agreement["tau"][measure],
-                    run_ids=runs["run_id"],
-                    run_x=runs[f"{measure}_a"],
-                    run_y=runs[f"{measure}_b"],
-                    topic_ids=topics["topic_id"],
-                    topic_x=topics[f"{measure}_a"],
-                    topic_y=topics[f"{measure}_b"],
-                    x_label=name_a,
-                    y_label=name_b,
-                )
-                for measure in ("precision", "recall")
-            },
+            "labels": agreement["labels"],
+            **_agreement_plots(choice, agreement),
             "topic_rows": [
                 {"topic_id": t, **counts, "link": reverse("metrics:topic", args=[t]) + "?" + choice.query()}
                 for t, counts in agreement["per_topic"].items()
@@ -320,11 +262,66 @@ def _dashboard(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
+def _sorted_rows(
+    request: HttpRequest, choice: Choice, rows_a: list[ScoreRow], rows_b: list[ScoreRow]
+) -> dict[str, Any]:
+    """The score table's rows in the order asked for (`sort`, `dir`), and each column's link to sort by it."""
+    sort = request.GET.get("sort", "precision_a")
+    descending = request.GET.get("dir", "desc") != "asc"
+    return {
+        "rows": _score_rows(rows_a, rows_b, sort, descending),
+        "sort": sort,
+        "descending": descending,
+        "sort_links": {
+            key: "?" + choice.query(sort=key, dir="asc" if sort == key and descending else "desc") for key in SORTABLE
+        },
+    }
+
+
+def _agreement_plots(choice: Choice, agreement: dict[str, Any]) -> dict[str, Any]:
+    """The confusion heatmap (each cell links to its disagreements) and the precision and recall scatters."""
+    labels = agreement["labels"]
+    runs, topics = agreement["runs"], agreement["topic_means"]
+    name_a, name_b = agreement["a"], agreement["b"]
+    return {
+        "heatmap": plots.heatmap(
+            labels["matrix"],
+            labels["matrix_percent"],
+            labels["labels"],
+            a=name_a,
+            b=name_b,
+            unit=agreement["unit"],
+            links=[
+                [
+                    reverse("metrics:disagreements") + "?" + choice.query(label_a=la, label_b=lb)
+                    for lb in labels["labels"]
+                ]
+                for la in labels["labels"]
+            ],
+        ),
+        **{
+            f"scatter_{measure}": plots.scatter(
+                title=f"Weighted {measure}",
+                tau=agreement["tau"][measure],
+                run_ids=runs["run_id"],
+                run_x=runs[f"{measure}_a"],
+                run_y=runs[f"{measure}_b"],
+                topic_ids=topics["topic_id"],
+                topic_x=topics[f"{measure}_a"],
+                topic_y=topics[f"{measure}_b"],
+                x_label=name_a,
+                y_label=name_b,
+            )
+            for measure in ("precision", "recall")
+        },
+    }
+
+
 @require_GET
 @organizer_required
 def topic(request: HttpRequest, topic_id: str) -> HttpResponse:
     if topics_unknown([topic_id]):
-        choice, _ = _choice(request)
+        choice, _ = choice_read(request)
         problem = f"No topic {topic_id!r} is loaded: the dashboard lists the topics judged."
         return render(
             request, "metrics/topic.html", {"topic_id": topic_id, "choice": choice, "problem": problem}, status=404
@@ -350,11 +347,11 @@ def _cell(request: HttpRequest) -> tuple[str, str]:
 
 
 def _drill_down(request: HttpRequest, *, topic_id: str | None) -> HttpResponse:
-    choice, form = _choice(request)
+    choice, form = choice_read(request)
     context: dict[str, Any] = {"topic_id": topic_id, "choice": choice}
     try:
-        if _problem(form):
-            raise ValueError(_problem(form))
+        if form_problem(form):
+            raise ValueError(form_problem(form))
         cell = _cell(request)
         set_a, set_b = choice.sets()
         scope = choice.scope()
@@ -400,89 +397,6 @@ def _drill_down(request: HttpRequest, *, topic_id: str | None) -> HttpResponse:
     return render(request, "metrics/topic.html", context)
 
 
-@require_GET
-@organizer_required
-def export_judgments(request: HttpRequest, fmt: str) -> HttpResponse:
-    choice, form = _choice(request)
-    if fmt not in ExportFormat.CHOICES:
-        return HttpResponse("unknown format", status=404, content_type="text/plain")
-    if _problem(form):
-        return _refused(_problem(form))
-    level = request.GET.get("level") or QrelsLevel.SENTENCE
-    buffer = io.StringIO()
-    try:
-        scope = scope_for(campaign=choice.campaign or None, depth=choice.depth or EVERY_CITATION)
-        sets = [label_set_get(spec) for spec in request.GET.getlist("labels")] or list(choice.sets())
-        judgments_export(
-            buffer,
-            fmt=fmt,
-            scope=scope,
-            label_sets=sets,
-            qrels_level=level,
-            nist_keys=request.GET.get("nist_keys") or NistKeyChoice.SOURCE,
-        )
-    except ValueError as exc:
-        return _refused(str(exc))
-    extension, content_type = {
-        ExportFormat.CSV: ("csv", "text/csv"),
-        ExportFormat.QRELS: ("txt", "text/plain"),
-    }.get(fmt, ("jsonl", "application/x-ndjson"))
-    name = f"qrels-{level}" if fmt == ExportFormat.QRELS else f"judgments-{fmt}"
-    return _download(buffer, content_type, choice=choice, sets=sets, what=name, ext=extension)
-
-
-@require_GET
-@organizer_required
-def export_scores(request: HttpRequest) -> HttpResponse:
-    choice, form = _choice(request)
-    if _problem(form):
-        return _refused(_problem(form))
-    try:
-        scope = choice.scope()
-        set_a, set_b = choice.sets()
-        reports = [scores_report(label_set=set_a, scope=scope), scores_report(label_set=set_b, scope=scope)]
-    except ValueError as exc:
-        return _refused(str(exc))
-    buffer = io.StringIO()
-    scores_csv(buffer, reports if choice.a != choice.b else reports[:1], intervals=True)
-    return _download(buffer, "text/csv", choice=choice, sets=[set_a, set_b], what="scores", ext="csv")
-
-
-@require_GET
-@organizer_required
-def export_topic_scores(request: HttpRequest) -> HttpResponse:
-    """Per (run, topic) scores of the sets named by `labels`, else of A and B."""
-    choice, form = _choice(request)
-    if _problem(form):
-        return _refused(_problem(form))
-    try:
-        scope = choice.scope()
-        sets = [label_set_get(spec) for spec in request.GET.getlist("labels")] or list(choice.sets())
-        unique = list({s.spec: s for s in sets}.values())
-        reports = [topic_scores_report(label_set=s, scope=scope) for s in unique]
-    except ValueError as exc:
-        return _refused(str(exc))
-    buffer = io.StringIO()
-    topic_scores_csv(buffer, reports)
-    return _download(buffer, "text/csv", choice=choice, sets=unique, what="topic-scores", ext="csv")
-
-
-@require_GET
-@organizer_required
-def export_agreement(request: HttpRequest) -> HttpResponse:
-    choice, form = _choice(request)
-    if _problem(form):
-        return _refused(_problem(form))
-    try:
-        set_a, set_b = choice.sets()
-        report = agreement_report(a=set_a, b=set_b, scope=choice.scope())
-    except ValueError as exc:
-        return _refused(str(exc))
-    buffer = io.StringIO()
-    agreement_json(buffer, report)
-    return _download(buffer, "application/json", choice=choice, sets=[set_a, set_b], what="agreement", ext="json")
-
-
 STUDIES_LINKED = 3  # the newest studies of the scope offered for Figure 4
 
 
@@ -514,31 +428,3 @@ def _figure_links(choice: Choice, studies: list[Study]) -> list[dict[str, Any]]:
                 }
             )
     return links
-
-
-@require_GET
-@organizer_required
-def paper_figure(request: HttpRequest, name: str, fmt: str) -> HttpResponse:
-    """One of the paper's figures (metrics.figure_data.FIGURES) as a PNG or PDF file, drawn on request from the
-    dashboard's own reports for the chosen label sets and scope (and `study` for Figure 4)."""
-    if name not in FIGURES or fmt not in FORMATS:
-        return HttpResponse(
-            f"no such figure: one of {', '.join(FIGURES)}, as {' or '.join(FORMATS)}",
-            status=404,
-            content_type="text/plain",
-        )
-    choice, form = _choice(request)
-    if _problem(form):
-        return _refused(_problem(form))
-    study = request.GET.get("study") or None
-    if study is not None and not study.isdigit():
-        return _refused("study: a study's number")
-    try:
-        set_a, set_b = choice.sets()
-        figure = figure_make(name, a=set_a, b=set_b, scope=choice.scope(), study_id=int(study) if study else None)
-    except ValueError as exc:  # FigureUnavailable among them
-        return _refused(str(exc))
-    response = HttpResponse(figure_bytes(figure, fmt), content_type=FORMATS[fmt])
-    return attachment(
-        response, what=file_stem(name), ext=fmt, campaign=choice.campaign, label_sets=[set_a.spec, set_b.spec]
-    )

@@ -130,63 +130,32 @@ def nist_rows(
     keys: str = NistKeyChoice.SOURCE,
     material: ExportMaterial | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """NIST-style support judgments: one object per answer in scope on the topics the set labelled (an answer
-    without a citation or with none judged included; for a set read from a NIST file, only the answers that
-    file described or the set labelled), `support` "2", "1", "0", or "-1" where the set has no
-    label. Where the set's labels came from a NIST file (`NistSentence`), each sentence is written as that
-    file wrote it: its key spelling, `verification_worthy`, `citationsCombibed` and citation list with
-    NIST's `citationId`s, in NIST's order (then any other citation the set labelled); elsewhere every
-    citation in scope in slot order. `keys` forces one spelling: `sentenceId`/`citationId` (the Webassess
-    file: citationId indexes the answer's references) or `sentenceID`/`citationID` (the 2024-10-25 files:
-    citationID is the citation's position in the sentence's list)."""
+    """NIST-style support judgments: one object per answer in scope on the topics the set labelled (an answer without
+    a citation or with none judged included; for a set read from a NIST file, only the answers that file described
+    or the set labelled), `support` "2", "1", "0", or "-1" where the set has no label. Where the set's labels came
+    from a NIST file (`NistSentence`), each sentence is written as that file wrote it: its key spelling,
+    `verification_worthy`, `citationsCombibed` and citation list with NIST's `citationId`s, in NIST's order (then
+    any other citation the set labelled); elsewhere every citation in scope in slot order. `keys` forces one
+    spelling: `sentenceId`/`citationId` (the Webassess file: citationId indexes the answer's references) or
+    `sentenceID`/`citationID` (the 2024-10-25 files: citationID is the citation's position in its sentence's list)."""
     if keys not in NistKeyChoice.CHOICES:
         raise ValueError(f"unknown NIST key spelling {keys!r}: {', '.join(NistKeyChoice.CHOICES)}")
     material = material if material is not None else export_material(scope)
     labels_ = material.labels(label_set)
     labels = labels_as_dict(labels_, material.citation_id)
-    labelled_topics = {material.answers[a][0] for a in set(material.citation_answer[labels_.labelled].tolist())}
-    # answer -> sentence -> [(citation, passage, reference index)]
-    in_scope: dict[int, dict[int, list[tuple[int, int, int]]]] = {}
-    for citation_id, answer_id, sentence_index, passage, reference in zip(
-        material.citation_id.tolist(),
-        material.citation_answer.tolist(),
-        material.citation_sentence_index.tolist(),
-        material.citation_passage.tolist(),
-        _reference_indexes(scope, material.citation_id).tolist(),
-        strict=True,
-    ):
-        in_scope.setdefault(answer_id, {}).setdefault(sentence_index, []).append((citation_id, passage, reference))
-    passage_ids = material.passage_ids
-    source = (
-        (label_set.judge_ids[0], label_set.condition)
-        if not label_set.several and label_set.campaign_id is None and label_set.judge_ids
-        else None
-    )
-    answer_ids = sorted(
-        (pk for pk, (topic_id, _) in material.answers.items() if topic_id in labelled_topics),
-        key=material.answers.__getitem__,
-    )
-    # A set read from a NIST file writes the answers that file described (or that the set labelled since), never
-    # another run's answers as all "-1": NIST did not leave those unjudged, it never saw them.
-    from_file = source is not None and NistSentence.objects.filter(judge_id=source[0], condition=source[1]).exists()
     labelled_answers = set(material.citation_answer[labels_.labelled].tolist())
+    in_scope = _citations_by_sentence(scope, material)
+    source = _nist_source(label_set)
+    answer_ids = _answers_on_labelled_topics(material, labelled_answers)
+    from_file = _read_from_nist_file(source)
+
+    def support(citation_id: int) -> str:
+        return NIST_SUPPORT_CODE[labels[citation_id][0]] if citation_id in labels else "-1"
+
     for start in range(0, len(answer_ids), NIST_BATCH):
         batch = answer_ids[start : start + NIST_BATCH]
-        sentences: dict[int, list[tuple[int, int, str]]] = {}
-        for pk, answer_id, index, text in (
-            Sentence.objects.filter(answer_id__in=batch)
-            .order_by("answer_id", "index")
-            .values_list("pk", "answer_id", "index", "text")
-        ):
-            sentences.setdefault(answer_id, []).append((pk, index, text))
-        written: dict[int, NistSentence] = {}
-        if source is not None:
-            written = {
-                n.sentence_id: n
-                for n in NistSentence.objects.filter(
-                    judge_id=source[0], condition=source[1], sentence__answer_id__in=batch
-                )
-            }
+        sentences = _sentences_of_answers(batch)
+        written = _written_sentences(source, batch)
         for answer_id in batch:
             topic_id, run_id = material.answers[answer_id]
             answer_sentences = sentences.get(answer_id, [])
@@ -196,11 +165,7 @@ def nist_rows(
                 and not any(pk in written for pk, _, _ in answer_sentences)
             ):
                 continue
-            style = keys
-            if style == NistKeyChoice.SOURCE:
-                style = next(
-                    (written[pk].keys for pk, _, _ in answer_sentences if pk in written), NistKeys.WEBASSESS.value
-                )
+            style = _nist_style(keys, answer_sentences, written)
             yield {
                 "topic_id": topic_id,
                 "run_id": run_id,
@@ -212,14 +177,81 @@ def nist_rows(
                         written.get(pk),
                         in_scope.get(answer_id, {}).get(index, []),
                         style=style,
-                        support=lambda citation_id: (
-                            NIST_SUPPORT_CODE[labels[citation_id][0]] if citation_id in labels else "-1"
-                        ),
-                        passage_ids=passage_ids,
+                        support=support,
+                        passage_ids=material.passage_ids,
                     )
                     for pk, index, text in answer_sentences
                 ],
             }
+
+
+def _read_from_nist_file(source: tuple[int, str] | None) -> bool:
+    """Whether the source's labels were read from a NIST file. Such a set writes the answers that file described (or
+    that the set labelled since), never another run's answers as all "-1": NIST did not leave those unjudged, it
+    never saw them."""
+    return source is not None and NistSentence.objects.filter(judge_id=source[0], condition=source[1]).exists()
+
+
+def _answers_on_labelled_topics(material: ExportMaterial, labelled_answers: set[int]) -> list[int]:
+    """The answers in scope on a topic where the set labelled a citation, in (topic, run) order."""
+    labelled_topics = {material.answers[a][0] for a in labelled_answers}
+    return sorted(
+        (pk for pk, (topic_id, _) in material.answers.items() if topic_id in labelled_topics),
+        key=material.answers.__getitem__,
+    )
+
+
+def _citations_by_sentence(scope: Scope, material: ExportMaterial) -> dict[int, dict[int, list[tuple[int, int, int]]]]:
+    """answer -> sentence index -> [(citation, passage, reference index)] of the citations in scope."""
+    in_scope: dict[int, dict[int, list[tuple[int, int, int]]]] = {}
+    for citation_id, answer_id, sentence_index, passage, reference in zip(
+        material.citation_id.tolist(),
+        material.citation_answer.tolist(),
+        material.citation_sentence_index.tolist(),
+        material.citation_passage.tolist(),
+        _reference_indexes(scope, material.citation_id).tolist(),
+        strict=True,
+    ):
+        in_scope.setdefault(answer_id, {}).setdefault(sentence_index, []).append((citation_id, passage, reference))
+    return in_scope
+
+
+def _nist_source(label_set: LabelSet) -> tuple[int, str] | None:
+    """(judge, condition) of a set that is one judge's labels outside a campaign (maybe read from a NIST file)."""
+    if not label_set.several and label_set.campaign_id is None and label_set.judge_ids:
+        return (label_set.judge_ids[0], label_set.condition)
+    return None
+
+
+def _sentences_of_answers(answer_ids: list[int]) -> dict[int, list[tuple[int, int, str]]]:
+    """answer -> [(sentence pk, index, text)] in index order."""
+    sentences: dict[int, list[tuple[int, int, str]]] = {}
+    for pk, answer_id, index, text in (
+        Sentence.objects.filter(answer_id__in=answer_ids)
+        .order_by("answer_id", "index")
+        .values_list("pk", "answer_id", "index", "text")
+    ):
+        sentences.setdefault(answer_id, []).append((pk, index, text))
+    return sentences
+
+
+def _written_sentences(source: tuple[int, str] | None, answer_ids: list[int]) -> dict[int, NistSentence]:
+    """sentence pk -> how the source's NIST file wrote it, for the answers' sentences."""
+    if source is None:
+        return {}
+    return {
+        n.sentence_id: n
+        for n in NistSentence.objects.filter(
+            judge_id=source[0], condition=source[1], sentence__answer_id__in=answer_ids
+        )
+    }
+
+
+def _nist_style(keys: str, answer_sentences: list[tuple[int, int, str]], written: dict[int, NistSentence]) -> str:
+    """The key spelling of one answer: the forced one, or its first written sentence's (Webassess's if none)."""
+    if keys != NistKeyChoice.SOURCE:
+        return keys
+    return next((written[pk].keys for pk, _, _ in answer_sentences if pk in written), NistKeys.WEBASSESS.value)
 
 
 def _nist_sentence(

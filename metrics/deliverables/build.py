@@ -42,7 +42,8 @@ from metrics.exports import agreement_json, scores_csv, topic_scores_csv
 from metrics.figure_data import FigureUnavailable, figure_make, file_stem
 from metrics.figures import FORMATS, figure_bytes
 from metrics.material import labels_get, material_get
-from metrics.reports import agreement_report, scores_report, topic_scores_report
+from metrics.reports import agreement_report, scores_report
+from metrics.topic_scores import topic_scores_report
 
 CHUNK = 1 << 16
 AGREEMENT_COLUMNS = (
@@ -273,6 +274,25 @@ def _entries(
     scope = scope_for(campaign=campaign)
     partners = _partners(campaign, label_set)
     material = _read_once(scope)
+    yield from _judgment_entries(zf, done, campaign=campaign, scope=scope, label_set=label_set, material=material)
+    yield from _score_entries(zf, done, scope=scope, label_set=label_set, resamples=resamples)
+    start = time.perf_counter()
+    yield from _agreement_entries(zf, done, scope=scope, label_set=label_set, partners=partners, resamples=resamples)
+    yield from _figure_entries(zf, done, scope=scope, label_set=label_set, partners=partners)
+    done.timings["agreement files and figures"] = round(time.perf_counter() - start, 2)
+    _manifest_write(zf, done, campaign=campaign, scope=scope, label_set=label_set, partners=partners, material=material)
+
+
+def _judgment_entries(
+    zf: zipfile.ZipFile,
+    done: Deliverables,
+    *,
+    campaign: Campaign,
+    scope: Scope,
+    label_set: LabelSet,
+    material: ExportMaterial,
+) -> Iterator[None]:
+    """The label set's judgments: qrels (sentence and topic level), NIST JSONL and the judgment sheet."""
     for name, level in (("qrels.txt", QrelsLevel.SENTENCE), ("qrels-topic.txt", QrelsLevel.TOPIC)):
         _entry(
             zf,
@@ -299,6 +319,12 @@ def _entries(
         lambda out: sheet_write(out, campaign=campaign, scope=scope, label_set=label_set, material=material),
     )
     yield
+
+
+def _score_entries(
+    zf: zipfile.ZipFile, done: Deliverables, *, scope: Scope, label_set: LabelSet, resamples: int
+) -> Iterator[None]:
+    """The runs' scores with their intervals (CSV and JSON) and the per-(topic, run) scores."""
     start = time.perf_counter()
     scores = scores_report(label_set=label_set, scope=scope, resamples=resamples)
     done.timings["scores (with intervals)"] = round(time.perf_counter() - start, 2)
@@ -311,8 +337,19 @@ def _entries(
         lambda out: topic_scores_csv(out, [topic_scores_report(label_set=label_set, scope=scope)]),
     )
     yield
+
+
+def _agreement_entries(
+    zf: zipfile.ZipFile,
+    done: Deliverables,
+    *,
+    scope: Scope,
+    label_set: LabelSet,
+    partners: list[LabelSet],
+    resamples: int,
+) -> Iterator[None]:
+    """The label set's agreement with each partner (JSON and CSV); a pair that cannot be compared is skipped."""
     reports = []
-    start = time.perf_counter()
     for other in partners:
         try:
             reports.append(agreement_report(a=label_set, b=other, scope=scope, resamples=resamples))
@@ -326,19 +363,37 @@ def _entries(
     )
     _entry(zf, done, "agreement.csv", lambda out: _agreement_csv(out, reports))
     yield
-    if partners:
-        for name in ("scatter", "confusion", "distribution"):
-            try:
-                figure = figure_make(name, a=label_set, b=partners[0], scope=scope)
-            except (FigureUnavailable, ValueError) as exc:
-                done.skipped.append({"what": f"figure {name}", "why": str(exc)})
-                continue
-            for fmt in FORMATS:
-                _binary_entry(zf, done, f"figures/{file_stem(name)}.{fmt}", figure_bytes(figure, fmt))
-            yield
-    else:
+
+
+def _figure_entries(
+    zf: zipfile.ZipFile, done: Deliverables, *, scope: Scope, label_set: LabelSet, partners: list[LabelSet]
+) -> Iterator[None]:
+    """The paper's figures of the label set against its first partner, in every format."""
+    if not partners:
         done.skipped.append({"what": "figures", "why": "no other label set to draw the label set against"})
-    done.timings["agreement files and figures"] = round(time.perf_counter() - start, 2)
+        return
+    for name in ("scatter", "confusion", "distribution"):
+        try:
+            figure = figure_make(name, a=label_set, b=partners[0], scope=scope)
+        except (FigureUnavailable, ValueError) as exc:
+            done.skipped.append({"what": f"figure {name}", "why": str(exc)})
+            continue
+        for fmt in FORMATS:
+            _binary_entry(zf, done, f"figures/{file_stem(name)}.{fmt}", figure_bytes(figure, fmt))
+        yield
+
+
+def _manifest_write(
+    zf: zipfile.ZipFile,
+    done: Deliverables,
+    *,
+    campaign: Campaign,
+    scope: Scope,
+    label_set: LabelSet,
+    partners: list[LabelSet],
+    material: ExportMaterial,
+) -> None:
+    """`manifest.json`, last: every file written with its size and SHA-256, the label sets, settings, version."""
     sets = [label_set] + ([label_set_final(campaign)] if label_set.kind != LabelSetKind.FINAL else []) + partners
     manifest = {
         "campaign": campaign_settings(campaign),

@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from judging.labels import label_set_get
 from judging.scope import scope_for
-from metrics.reports import TOPIC_SCORE_COLUMNS, scores_report, topic_scores_report
+from metrics.reports import scores_report
+from metrics.topic_scores import TOPIC_SCORE_COLUMNS, topic_scores_report
 from tests.conftest import nist_excerpts_import
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")

@@ -7,7 +7,8 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from judging.management.arguments import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
 from metrics.exports import scores_csv, topic_scores_csv
-from metrics.reports import TopicScoresReport, depth_unit, interval_note, scores_report, topic_scores_report
+from metrics.reports import depth_unit, interval_note, scores_report
+from metrics.topic_scores import TopicScoresReport, topic_scores_report
 
 
 class Command(BaseCommand):
