@@ -9,7 +9,8 @@ and human weights w on the sampled ones,
 where c_ri is the citation's coefficient in run r's score (1 / (topics · judged citations of its answer) for
 weighted precision, 1 / (topics · sentences of its answer) for recall at depth 1) and s_i says whether it
 was sampled. It is unbiased for the full-human score whatever the LLM labels are (E[s_i] = π_i); good LLM
-labels only make it tighter. With ŵ = 0 it is the human-only Horvitz-Thompson estimate of the same sample.
+labels only make it tighter. With ŵ the sample's mean human weight (a constant: no LLM) it is the human-only
+estimate of the same sample (`_sample_mean`).
 Its variance, Σ_u (1 - π_u) D_ru² / π_u over sampling units u (a citation, or a pair and all its citations)
 with D_ru = Σ_i∈u c_ri d_i and d = w - ŵ, is estimated unbiasedly from the sample by
 Σ_sampled (1 - π_u) D_ru² / π_u²; the 95% interval is estimate ± t · se, with Student's t at the run's drawn
@@ -168,10 +169,14 @@ def _unit_sums(population: Population, values: np.ndarray, sampled: np.ndarray) 
 def _prediction_and_residual(
     population: Population, *, sampled: np.ndarray, pi: np.ndarray, use_llm: bool, calibrate: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each citation's prediction (the LLM's weight, recalibrated on the sample; 0 for the human-only estimate)
-    and its residual d, the human weight less the prediction where sampled (0 elsewhere)."""
-    prediction = population.llm_weights() if use_llm else np.zeros(len(population.answer))
+    """Each citation's prediction (the LLM's weight, recalibrated on the sample; for the human-only estimate the
+    sample's mean human weight, `_sample_mean`) and its residual d, the human weight less the prediction where
+    sampled (0 elsewhere)."""
     human = population.human_weights()
+    if not use_llm:
+        prediction = np.full(len(population.answer), _sample_mean(human, sampled, pi))
+        return prediction, np.where(sampled, np.nan_to_num(human) - prediction, 0.0)
+    prediction = population.llm_weights()
     if use_llm and calibrate:
         prediction = _calibrated(prediction, human, sampled, pi)
     return prediction, np.where(sampled, np.nan_to_num(human) - prediction, 0.0)
@@ -221,6 +226,17 @@ def interval_quantile(drawn: np.ndarray, *, level: float = 0.95, interval: str =
     if interval != Interval.T:
         raise ValueError(f"unknown interval {interval!r} ({', '.join(Interval.CHOICES)})")
     return np.asarray(stats.t.ppf(0.5 + level / 2, np.maximum(drawn - 1, 1)), dtype=float)
+
+
+def _sample_mean(human: np.ndarray, sampled: np.ndarray, pi: np.ndarray) -> float:
+    """The sample's mean human weight, weighted 1/π (0 when nothing is drawn): the human-only estimate's
+    prediction. Horvitz-Thompson (prediction 0) varies with how many units a run happens to draw and its
+    variance estimate shrinks with the estimate, so its t interval covered 0.887-0.933 at 5-20%; centring
+    on a constant fitted to the whole sample removes that (issue 27, point 3; docs/budget.md)."""
+    drawn = sampled & ~np.isnan(human)
+    if not drawn.any():
+        return 0.0
+    return float(np.average(human[drawn], weights=1.0 / pi[drawn]))
 
 
 def _calibrated(llm: np.ndarray, human: np.ndarray, sampled: np.ndarray, pi: np.ndarray) -> np.ndarray:
@@ -339,7 +355,7 @@ def plan(
         raise ValueError("planning needs at least 10 citations with both a human and an LLM label")
     calibrated = _calibrated(llm, np.nan_to_num(human), known, np.ones(len(c)))
     squared = (np.nan_to_num(human) - calibrated) ** 2
-    human_squared = np.nan_to_num(human) ** 2
+    human_squared = (np.nan_to_num(human) - float(np.nan_to_num(human)[known].mean())) ** 2  # see _sample_mean
     pooled, pooled_human = float(squared[known].mean()), float(human_squared[known].mean())
     expected = np.full(len(c), pooled)
     expected_human = np.full(len(c), pooled_human)
