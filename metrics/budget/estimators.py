@@ -72,6 +72,10 @@ class Population:
     def units(self) -> np.ndarray:
         return self.unit if self.unit is not None else np.arange(len(self.answer))
 
+    @property
+    def n_units(self) -> int:
+        return len(np.unique(self.units))
+
     def coefficients(self, metric: str) -> np.ndarray:
         denominator = self.answer_judged if metric == "precision" else self.answer_sentences
         per_answer = np.divide(1.0, denominator * self.n_topics, out=np.zeros(len(denominator)), where=denominator > 0)

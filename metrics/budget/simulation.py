@@ -4,13 +4,14 @@ human only) with the full-human score. Pure functions over the estimators (`budg
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats
 
 from metrics.budget.estimators import (
-    ONE_LLM_DESIGNS,
+    Design,
     Interval,
     Population,
     difference_estimate,
@@ -18,6 +19,9 @@ from metrics.budget.estimators import (
     inclusion_probabilities,
     poisson_sample,
 )
+
+# The designs a simulation compares, in this order (each design's generator is seeded with its place here).
+SIMULATION_DESIGNS = (Design.UNIFORM.value, Design.STRATIFIED.value)
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,7 @@ def simulate(
         tau_llm = float(stats.kendalltau(full_scores(population, metric=metric, human=False), truth).statistic)
         for design in designs:
             for budget in budgets:
-                rng = np.random.default_rng([seed, round(budget * 1e6), ONE_LLM_DESIGNS.index(design)])
+                rng = np.random.default_rng([seed, round(budget * 1e6), SIMULATION_DESIGNS.index(design)])
                 pi = inclusion_probabilities(population.llm_code, budget=budget, design=design)
                 tallies: dict[str, list[float]] = {k: [] for k in ("cov", "w", "wh", "covh", "e", "eh", "t", "th", "n")}
                 for _ in range(repeats):
@@ -92,3 +96,45 @@ def simulate(
                     )
                 )
     return rows
+
+
+def judgments_for_width(row: SimulationRow, *, units: int, target_width: float) -> float:
+    """The human judgments (sampling units) a design would need for a mean interval width of `target_width`,
+    scaled from this row's measured width: the design variance goes as (1 - π) / π at a mean π, so
+    (1 - π') / π' = (1 - π) / π · (target / width)². A first-order reading (the design's shape and the t
+    quantile are held fixed), best near the budgets simulated."""
+    share = min(max(row.judged_share, 1e-9), 1 - 1e-9)
+    if row.width <= 0:
+        return share * units
+    odds = (1 - share) / share * (target_width / row.width) ** 2
+    return units / (1 + odds)
+
+
+def design_rows(rows: list[SimulationRow], *, units: int, target_width: float) -> list[dict[str, Any]]:
+    """One object per (design, budget): the first metric's figures at the top level (`metric` names it), each
+    metric's in `by_metric`, the judgments for `target_width`, and the rank sets' (None until they exist)."""
+    grouped: dict[tuple[str, float], list[SimulationRow]] = {}
+    for row in rows:
+        grouped.setdefault((row.design, row.budget), []).append(row)
+    out = []
+    for (design, budget), group in grouped.items():
+        head = group[0]
+        out.append(
+            {
+                **asdict(head),
+                "design": design,
+                "budget": budget,
+                "judgments": head.judged_share * units,
+                "judgments_for_target_width": judgments_for_width(head, units=units, target_width=target_width),
+                "rank_set_coverage": None,
+                "rank_set_size": None,
+                "by_metric": {
+                    r.metric: {
+                        **asdict(r),
+                        "judgments_for_target_width": judgments_for_width(r, units=units, target_width=target_width),
+                    }
+                    for r in group
+                },
+            }
+        )
+    return out

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import io
+import json
+
 import numpy as np
 import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from metrics.budget.estimators import (
     Interval,
@@ -13,6 +18,8 @@ from metrics.budget.estimators import (
     inclusion_probabilities,
     poisson_sample,
 )
+from metrics.budget.simulation import SimulationRow, judgments_for_width
+from tests.factories import study_campaign_build, study_labels_seed
 from tests.metrics.budget.test_budget_estimators import _synthetic
 
 
@@ -72,3 +79,44 @@ def test_the_human_only_estimate_of_a_full_draw_is_the_truth_with_no_width():
 
     assert e.score == pytest.approx(full_scores(population, metric="recall"))
     assert e.high - e.low == pytest.approx(0.0)
+
+
+@pytest.mark.django_db
+def test_the_simulation_prints_one_object_per_design_and_budget():
+    # given
+    campaign = study_campaign_build(pairs_per_topic=(30, 12), runs=2, name="budget-simulate")
+    study_labels_seed(campaign, human="nist-sim", llm="gpt-sim")
+    out = io.StringIO()
+
+    # when
+    call_command(
+        "budget_simulate", "--truth", "nist-sim/from_scratch", "--llm", "gpt-sim", "--designs", "uniform",
+        "stratified", "--budgets", "0.2", "0.5", "--repeats", "3", "--seed", "1", "--format", "json", stdout=out,
+    )  # fmt: skip
+    rows = json.loads(out.getvalue())["rows"]
+
+    # then
+    assert [(r["design"], r["budget"]) for r in rows] == [
+        ("uniform", 0.2), ("uniform", 0.5), ("stratified", 0.2), ("stratified", 0.5)
+    ]  # fmt: skip
+    for r in rows:
+        assert {"coverage", "width", "rank_set_coverage", "rank_set_size", "judgments_for_target_width"} <= set(r)
+        assert (r["rank_set_coverage"], r["rank_set_size"]) == (None, None)  # no rank sets yet
+        assert set(r["by_metric"]) == {"precision", "recall"}
+
+
+def test_the_judgments_for_a_width_scale_with_the_design_variance():
+    # given: a row at a 10% share whose intervals are 0.4 wide, over 1,000 units
+    row = SimulationRow(0.1, "uniform", "precision", 1, 0.95, 0.4, 0.5, 0.95, 0, 0, 0, 0, 0, judged_share=0.1)
+
+    # when / then: the same width takes the same judgments; half the width, (1 - π') / π' = 9 / 4
+    assert judgments_for_width(row, units=1000, target_width=0.4) == pytest.approx(100)
+    assert judgments_for_width(row, units=1000, target_width=0.2) == pytest.approx(1000 / (1 + 9 / 4))
+
+
+@pytest.mark.django_db
+def test_the_simulation_refuses_two_ways_of_naming_the_designs():
+    with pytest.raises(CommandError, match="not both"):
+        call_command(
+            "budget_simulate", "--truth", "x/from_scratch", "--llm", "y", "--design", "uniform", "--designs", "uniform"
+        )  # fmt: skip
