@@ -140,6 +140,42 @@ def _scaled(raw: np.ndarray, budget: float) -> np.ndarray:
     return np.clip(pi, 0, 1)
 
 
+MIN_PILOT = 5  # pilot units a stratum needs for its own residual spread (fewer: the pooled one)
+
+
+def neyman_probabilities(
+    strata: np.ndarray,
+    *,
+    budget: float,
+    pilot: np.ndarray,
+    residual: np.ndarray,
+    weight: np.ndarray | None = None,
+) -> np.ndarray:
+    """Each unit's inclusion probability under Neyman allocation, averaging `budget` over the units.
+
+    The difference estimator's design variance is Σ_u (1 - π_u) c_u² d_u² / π_u; for a fixed expected sample
+    size it is least when π_u ∝ |c_u| · sqrt(E d_u²). Units are grouped in `strata` (e.g. the LLM's label, or
+    label and topic) and E d² of a stratum is the mean squared `residual` (human weight less the prediction)
+    over its `pilot` units (a small sample whose human labels are known), pooled over all pilot units where a
+    stratum has fewer than MIN_PILOT; `weight` is |c_u| (1 by default: strata alone). A stratum whose pilot
+    residuals are all 0 keeps a tenth of the pooled spread, so that every unit can be drawn (π > 0 keeps the
+    estimate unbiased). Units that would pass 1 are taken for sure (`_scaled`)."""
+    if not 0 < budget <= 1:
+        raise ValueError("the budget is a share of the pairs, above 0 and at most 1")
+    if not pilot.any():
+        raise ValueError("Neyman allocation needs a pilot: at least one unit with a known human label")
+    squared = np.where(pilot, residual, 0.0) ** 2
+    pooled = float(squared[pilot].mean())
+    spread = np.full(len(strata), pooled)
+    for stratum in np.unique(strata):
+        members = strata == stratum
+        if (pilot & members).sum() >= MIN_PILOT:
+            spread[members] = squared[pilot & members].mean()
+    floor = 0.1 * np.sqrt(pooled) if pooled > 0 else 1.0
+    raw = np.maximum(np.sqrt(spread), floor) * (np.ones(len(strata)) if weight is None else np.abs(weight))
+    return _scaled(np.maximum(raw, 1e-12), budget)
+
+
 def poisson_sample(pi: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Each unit drawn independently with its probability (the design the estimator assumes)."""
     return rng.random(len(pi)) < pi

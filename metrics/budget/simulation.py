@@ -14,14 +14,36 @@ from metrics.budget.estimators import (
     Design,
     Interval,
     Population,
+    _calibrated,
     difference_estimate,
     full_scores,
     inclusion_probabilities,
+    neyman_probabilities,
     poisson_sample,
 )
 
 # The designs a simulation compares, in this order (each design's generator is seeded with its place here).
-SIMULATION_DESIGNS = (Design.UNIFORM.value, Design.STRATIFIED.value)
+SIMULATION_DESIGNS = (Design.UNIFORM.value, Design.STRATIFIED.value, "neyman")
+NEYMAN = "neyman"  # stratified by the LLM's label, Neyman allocation from a pilot (`neyman_draw`)
+PILOT_SHARE = 0.1  # the pilot's share of a Neyman draw's budget
+
+
+def neyman_draw(population: Population, *, budget: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(π, judged): a uniform pilot of PILOT_SHARE of the budget, judged first; then the rest of the budget drawn
+    with `neyman_probabilities` (strata: the LLM's label; weight: the citation's mean coefficient in precision
+    and recall) from the pilot's residuals against the LLM recalibrated on it. The estimate uses the second
+    draw alone with its π, fixed given the pilot, so it stays unbiased; the pilot's judgments count in the
+    cost (`judged`, the union). The units are the population's citations (NIST's files)."""
+    n = len(population.answer)
+    pilot = rng.random(n) < PILOT_SHARE * budget
+    human = np.nan_to_num(population.human_weights())
+    llm = population.llm_weights()
+    residual = human - _calibrated(llm, human, pilot, np.ones(n))
+    weight = (population.coefficients("precision") + population.coefficients("recall")) / 2
+    pi = neyman_probabilities(
+        population.llm_code, budget=budget * (1 - PILOT_SHARE), pilot=pilot, residual=residual, weight=weight
+    )
+    return pi, pilot
 
 
 @dataclass(frozen=True)
@@ -60,9 +82,13 @@ def simulate(
         for design in designs:
             for budget in budgets:
                 rng = np.random.default_rng([seed, round(budget * 1e6), SIMULATION_DESIGNS.index(design)])
-                pi = inclusion_probabilities(population.llm_code, budget=budget, design=design)
+                pi = pilot = np.zeros(0)
+                if design != NEYMAN:
+                    pi = inclusion_probabilities(population.llm_code, budget=budget, design=design)
                 tallies: dict[str, list[float]] = {k: [] for k in ("cov", "w", "wh", "covh", "e", "eh", "t", "th", "n")}
                 for _ in range(repeats):
+                    if design == NEYMAN:
+                        pi, pilot = neyman_draw(population, budget=budget, rng=rng)
                     sampled = poisson_sample(pi, rng)
                     both = difference_estimate(population, sampled=sampled, pi=pi, metric=metric, interval=interval)
                     human = difference_estimate(
@@ -76,7 +102,7 @@ def simulate(
                     tallies["eh"].append(float(np.mean(np.abs(human.score - truth))))
                     tallies["t"].append(float(stats.kendalltau(both.score, truth).statistic))
                     tallies["th"].append(float(stats.kendalltau(human.score, truth).statistic))
-                    tallies["n"].append(float(sampled.mean()))
+                    tallies["n"].append(float((sampled | pilot).mean() if len(pilot) else sampled.mean()))
                 rows.append(
                     SimulationRow(
                         budget=budget,

@@ -16,9 +16,10 @@ from metrics.budget.estimators import (
     difference_estimate,
     full_scores,
     inclusion_probabilities,
+    neyman_probabilities,
     poisson_sample,
 )
-from metrics.budget.simulation import SimulationRow, judgments_for_width
+from metrics.budget.simulation import SimulationRow, judgments_for_width, neyman_draw, simulate
 from tests.factories import study_campaign_build, study_labels_seed
 from tests.metrics.budget.test_budget_estimators import _synthetic
 
@@ -120,3 +121,61 @@ def test_the_simulation_refuses_two_ways_of_naming_the_designs():
         call_command(
             "budget_simulate", "--truth", "x/from_scratch", "--llm", "y", "--design", "uniform", "--designs", "uniform"
         )  # fmt: skip
+
+
+def test_neyman_allocation_spends_the_budget_where_the_residuals_are_and_leaves_no_unit_out():
+    # given: stratum 0's pilot residuals are 0, stratum 1's ±0.5, stratum 2 has too few pilot units to count
+    strata = np.array([0] * 40 + [1] * 40 + [2] * 20)
+    pilot = np.zeros(100, dtype=bool)
+    pilot[:10] = pilot[40:50] = pilot[80:82] = True
+    residual = np.where(strata == 1, np.where(np.arange(100) % 2, 0.5, -0.5), 0.0)
+
+    # when
+    pi = neyman_probabilities(strata, budget=0.2, pilot=pilot, residual=residual)
+
+    # then
+    assert pi.mean() == pytest.approx(0.2)
+    assert pi.min() > 0  # stratum 0 keeps a floor: every unit can be drawn
+    assert pi[strata == 1].min() > pi[strata == 2].max() > pi[strata == 0].max()  # 2 takes the pooled spread
+    with pytest.raises(ValueError, match="pilot"):
+        neyman_probabilities(strata, budget=0.2, pilot=np.zeros(100, dtype=bool), residual=residual)
+
+
+def test_the_neyman_estimate_is_unbiased_for_the_full_human_scores():
+    # given: a pilot, its π fixed; the LLM taken as it is (no recalibration: exactly unbiased)
+    population = _uneven(seed=3, runs=6, topics=6)
+    rng = np.random.default_rng(11)
+    pi, _pilot = neyman_draw(population, budget=0.2, rng=rng)
+    truth = full_scores(population, metric="precision")
+
+    # when
+    draws = np.array([
+        difference_estimate(
+            population, sampled=poisson_sample(pi, rng), pi=pi, metric="precision", calibrate=False
+        ).score
+        for _ in range(3000)
+    ])  # fmt: skip
+
+    # then: each run's mean within 4 standard errors of the mean of its truth, and within 0.01
+    error = draws.mean(axis=0) - truth
+    assert np.all(np.abs(error) <= 4 * draws.std(axis=0) / np.sqrt(len(draws)))
+    assert np.abs(error).max() < 0.01
+
+
+def test_the_neyman_design_covers_in_simulation():
+    population = _synthetic(seed=0)
+
+    (row,) = simulate(population, budgets=[0.2], designs=["neyman"], metrics=("precision",), repeats=200)
+
+    assert row.coverage >= 0.93
+    assert row.judged_share == pytest.approx(0.2, abs=0.01)  # the pilot and the draw together spend the budget
+
+
+def test_the_neyman_design_narrows_the_intervals_where_answers_are_uneven():
+    population = _uneven(seed=0)
+
+    uniform, neyman = simulate(
+        population, budgets=[0.2], designs=["uniform", "neyman"], metrics=("precision",), repeats=100
+    )
+
+    assert neyman.width < 0.8 * uniform.width
