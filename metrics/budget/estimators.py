@@ -359,6 +359,27 @@ def ranking(
     return order, steps
 
 
+def rank_sets(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each run's set of ranks (1 = highest), as (best, worst) arrays, from simultaneous intervals: run r ranks
+    below every run whose interval lies wholly above its own and above every run whose interval lies wholly
+    below. If every run's score is in its interval (probability ≥ 1 - alpha for intervals at level 1 - alpha / runs,
+    Bonferroni: `rank_set_level`), every true rank is in its set: the rectangular joint region of Chatzi et
+    al., "Prediction-Powered Ranking of Large Language Models" (NeurIPS 2024), here on the run scores."""
+    above = (low[None, :] > high[:, None]).sum(axis=1)  # runs s surely above r
+    below = (high[None, :] < low[:, None]).sum(axis=1)  # runs s surely below r
+    return 1 + above, len(low) - below
+
+
+def rank_set_level(n_runs: int, *, alpha: float = 0.05) -> float:
+    """The level of each run's interval for rank sets that hold jointly with probability ≥ 1 - alpha (Bonferroni)."""
+    return 1 - alpha / max(n_runs, 1)
+
+
+def true_ranks(scores: np.ndarray) -> np.ndarray:
+    """Each run's rank by score, 1 = highest; tied runs share the best rank of their tie."""
+    return 1 + (scores[None, :] > scores[:, None]).sum(axis=1)
+
+
 # --- planning before judging -------------------------------------------------------------------------------
 
 

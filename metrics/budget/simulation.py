@@ -20,6 +20,9 @@ from metrics.budget.estimators import (
     inclusion_probabilities,
     neyman_probabilities,
     poisson_sample,
+    rank_set_level,
+    rank_sets,
+    true_ranks,
 )
 
 # The designs a simulation compares, in this order (each design's generator is seeded with its place here).
@@ -62,6 +65,8 @@ class SimulationRow:
     tau_human_only: float
     tau_llm_only: float  # the LLM alone (no sample), for reference
     judged_share: float  # the share of citations actually drawn, on average
+    rank_set_coverage: float | None = None  # share of draws whose rank sets (95% jointly) hold every true rank
+    rank_set_size: float | None = None  # mean size of a run's rank set (1: its rank is certain)
 
 
 def simulate(
@@ -85,23 +90,14 @@ def simulate(
                 pi = pilot = np.zeros(0)
                 if design != NEYMAN:
                     pi = inclusion_probabilities(population.llm_code, budget=budget, design=design)
-                tallies: dict[str, list[float]] = {k: [] for k in ("cov", "w", "wh", "covh", "e", "eh", "t", "th", "n")}
+                tallies: dict[str, list[float]] = {
+                    k: [] for k in ("cov", "w", "wh", "covh", "e", "eh", "t", "th", "n", "rc", "rs")
+                }
                 for _ in range(repeats):
                     if design == NEYMAN:
                         pi, pilot = neyman_draw(population, budget=budget, rng=rng)
                     sampled = poisson_sample(pi, rng)
-                    both = difference_estimate(population, sampled=sampled, pi=pi, metric=metric, interval=interval)
-                    human = difference_estimate(
-                        population, sampled=sampled, pi=pi, metric=metric, use_llm=False, interval=interval
-                    )
-                    tallies["cov"].append(float(np.mean((both.low <= truth) & (truth <= both.high))))
-                    tallies["covh"].append(float(np.mean((human.low <= truth) & (truth <= human.high))))
-                    tallies["w"].append(float(np.mean(both.high - both.low)))
-                    tallies["wh"].append(float(np.mean(human.high - human.low)))
-                    tallies["e"].append(float(np.mean(np.abs(both.score - truth))))
-                    tallies["eh"].append(float(np.mean(np.abs(human.score - truth))))
-                    tallies["t"].append(float(stats.kendalltau(both.score, truth).statistic))
-                    tallies["th"].append(float(stats.kendalltau(human.score, truth).statistic))
+                    _tally(tallies, population, sampled=sampled, pi=pi, metric=metric, truth=truth, interval=interval)
                     tallies["n"].append(float((sampled | pilot).mean() if len(pilot) else sampled.mean()))
                 rows.append(
                     SimulationRow(
@@ -119,9 +115,40 @@ def simulate(
                         tau_human_only=float(np.nanmean(tallies["th"])),
                         tau_llm_only=tau_llm,
                         judged_share=float(np.mean(tallies["n"])),
+                        rank_set_coverage=float(np.mean(tallies["rc"])),
+                        rank_set_size=float(np.mean(tallies["rs"])),
                     )
                 )
     return rows
+
+
+def _tally(
+    tallies: dict[str, list[float]],
+    population: Population,
+    *,
+    sampled: np.ndarray,
+    pi: np.ndarray,
+    metric: str,
+    truth: np.ndarray,
+    interval: str,
+) -> None:
+    """One draw's figures against the truth: LLM + sample, human only, and the rank sets (95% jointly)."""
+    both = difference_estimate(population, sampled=sampled, pi=pi, metric=metric, interval=interval)
+    human = difference_estimate(population, sampled=sampled, pi=pi, metric=metric, use_llm=False, interval=interval)
+    tallies["cov"].append(float(np.mean((both.low <= truth) & (truth <= both.high))))
+    tallies["covh"].append(float(np.mean((human.low <= truth) & (truth <= human.high))))
+    tallies["w"].append(float(np.mean(both.high - both.low)))
+    tallies["wh"].append(float(np.mean(human.high - human.low)))
+    tallies["e"].append(float(np.mean(np.abs(both.score - truth))))
+    tallies["eh"].append(float(np.mean(np.abs(human.score - truth))))
+    tallies["t"].append(float(stats.kendalltau(both.score, truth).statistic))
+    tallies["th"].append(float(stats.kendalltau(human.score, truth).statistic))
+    level = rank_set_level(population.n_runs)
+    joint = difference_estimate(population, sampled=sampled, pi=pi, metric=metric, level=level, interval=interval)
+    best, worst = rank_sets(joint.low, joint.high)
+    ranks = true_ranks(truth)
+    tallies["rc"].append(float(np.all((best <= ranks) & (ranks <= worst))))
+    tallies["rs"].append(float(np.mean(worst - best + 1)))
 
 
 def judgments_for_width(row: SimulationRow, *, units: int, target_width: float) -> float:
@@ -138,7 +165,7 @@ def judgments_for_width(row: SimulationRow, *, units: int, target_width: float) 
 
 def design_rows(rows: list[SimulationRow], *, units: int, target_width: float) -> list[dict[str, Any]]:
     """One object per (design, budget): the first metric's figures at the top level (`metric` names it), each
-    metric's in `by_metric`, the judgments for `target_width`, and the rank sets' (None until they exist)."""
+    metric's in `by_metric`, the judgments for `target_width`, and the rank sets' joint coverage and mean size."""
     grouped: dict[tuple[str, float], list[SimulationRow]] = {}
     for row in rows:
         grouped.setdefault((row.design, row.budget), []).append(row)
@@ -152,8 +179,6 @@ def design_rows(rows: list[SimulationRow], *, units: int, target_width: float) -
                 "budget": budget,
                 "judgments": head.judged_share * units,
                 "judgments_for_target_width": judgments_for_width(head, units=units, target_width=target_width),
-                "rank_set_coverage": None,
-                "rank_set_size": None,
                 "by_metric": {
                     r.metric: {
                         **asdict(r),

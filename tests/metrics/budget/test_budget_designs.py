@@ -18,6 +18,9 @@ from metrics.budget.estimators import (
     inclusion_probabilities,
     neyman_probabilities,
     poisson_sample,
+    rank_set_level,
+    rank_sets,
+    true_ranks,
 )
 from metrics.budget.simulation import SimulationRow, judgments_for_width, neyman_draw, simulate
 from tests.factories import study_campaign_build, study_labels_seed
@@ -102,7 +105,8 @@ def test_the_simulation_prints_one_object_per_design_and_budget():
     ]  # fmt: skip
     for r in rows:
         assert {"coverage", "width", "rank_set_coverage", "rank_set_size", "judgments_for_target_width"} <= set(r)
-        assert (r["rank_set_coverage"], r["rank_set_size"]) == (None, None)  # no rank sets yet
+        assert 0 <= r["rank_set_coverage"] <= 1
+        assert 1 <= r["rank_set_size"] <= 2  # two runs
         assert set(r["by_metric"]) == {"precision", "recall"}
 
 
@@ -179,3 +183,30 @@ def test_the_neyman_design_narrows_the_intervals_where_answers_are_uneven():
     )
 
     assert neyman.width < 0.8 * uniform.width
+
+
+def test_a_rank_set_spans_the_runs_whose_intervals_overlap_its_own():
+    # given: run 0 clear at the top, runs 1 and 2 overlapping, run 3 overlapping 2 only
+    low, high = np.array([0.8, 0.5, 0.4, 0.1]), np.array([0.9, 0.7, 0.6, 0.45])
+
+    # when
+    best, worst = rank_sets(low, high)
+
+    # then
+    assert best.tolist() == [1, 2, 2, 3]
+    assert worst.tolist() == [1, 3, 4, 4]
+    assert true_ranks(np.array([0.3, 0.5, 0.5, 0.1])).tolist() == [3, 1, 1, 4]
+    assert rank_set_level(45, alpha=0.1) == pytest.approx(1 - 0.1 / 45)
+
+
+def test_the_rank_sets_hold_every_true_rank_jointly_in_simulation():
+    # given: runs far enough apart that the sets are informative
+    population = _synthetic(seed=0, runs=6, topics=8, per_answer=60)
+
+    # when
+    rows = simulate(population, budgets=[0.3], designs=["uniform", "neyman"], metrics=("precision",), repeats=200)
+
+    # then
+    for row in rows:
+        assert row.rank_set_coverage >= 0.9
+        assert row.rank_set_size < 4  # of 6: informative (about 2.5 here)
