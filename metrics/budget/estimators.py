@@ -388,7 +388,7 @@ class PlanPoint:
     budget: float  # share of the sampling units
     units: float  # expected number of units to judge
     width: float  # expected 95% interval width, mean over runs: LLM labels + sample
-    width_human_only: float  # the same budget without the LLM labels (Horvitz-Thompson)
+    width_human_only: float  # the same budget without the LLM labels (the sample alone, centred on its mean)
 
 
 def plan(

@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from metrics.budget import report
 from metrics.budget.estimators import (
     Interval,
     Population,
@@ -25,6 +26,7 @@ from metrics.budget.estimators import (
 from metrics.budget.simulation import SimulationRow, judgments_for_width, neyman_draw, simulate
 from tests.factories import study_campaign_build, study_labels_seed
 from tests.metrics.budget.test_budget_estimators import _synthetic
+from tests.metrics.budget.test_budget_figures import overdrawn_sample_judged
 
 
 def _uneven(seed: int, runs: int = 20, topics: int = 10) -> Population:
@@ -210,3 +212,23 @@ def test_the_rank_sets_hold_every_true_rank_jointly_in_simulation():
     for row in rows:
         assert row.rank_set_coverage >= 0.9
         assert row.rank_set_size < 4  # of 6: informative (about 2.5 here)
+
+
+@pytest.mark.django_db
+def test_the_sample_page_and_its_data_show_each_runs_rank_set(client, organizer):
+    # given: two runs answering alike (the same pairs, the same labels): neither is surely above the other
+    campaign = study_campaign_build(pairs_per_topic=(30, 12), runs=2, name="budget-campaign")
+    study_labels_seed(campaign, human="nist", llm="gpt-budget")
+    sample = overdrawn_sample_judged(campaign)
+    client.force_login(organizer)
+
+    # when
+    data = report.budget_estimates(sample=sample)
+    html = client.get(f"/metrics/budget/{sample.pk}/").content.decode()
+
+    # then
+    for metric in report.METRICS:
+        for row in data["metrics"][metric]["runs"]:
+            assert row["rank_set"] == {"best": 1, "worst": 2}
+    assert html.count('<td class="num rank-set">1\u20132</td>') == 2 * len(report.METRICS)
+    assert "Rank set" in html
