@@ -9,7 +9,8 @@ and human weights w on the sampled ones,
 where c_ri is the citation's coefficient in run r's score (1 / (topics · judged citations of its answer) for
 weighted precision, 1 / (topics · sentences of its answer) for recall at depth 1) and s_i says whether it
 was sampled. It is unbiased for the full-human score whatever the LLM labels are (E[s_i] = π_i); good LLM
-labels only make it tighter. With ŵ = 0 it is the human-only Horvitz-Thompson estimate of the same sample.
+labels only make it tighter. With ŵ the sample's mean human weight (a constant: no LLM) it is the human-only
+estimate of the same sample (`_sample_mean`).
 Its variance, Σ_u (1 - π_u) D_ru² / π_u over sampling units u (a citation, or a pair and all its citations)
 with D_ru = Σ_i∈u c_ri d_i and d = w - ŵ, is estimated unbiasedly from the sample by
 Σ_sampled (1 - π_u) D_ru² / π_u²; the 95% interval is estimate ± t · se, with Student's t at the run's drawn
@@ -70,6 +71,10 @@ class Population:
     @property
     def units(self) -> np.ndarray:
         return self.unit if self.unit is not None else np.arange(len(self.answer))
+
+    @property
+    def n_units(self) -> int:
+        return len(np.unique(self.units))
 
     def coefficients(self, metric: str) -> np.ndarray:
         denominator = self.answer_judged if metric == "precision" else self.answer_sentences
@@ -135,6 +140,42 @@ def _scaled(raw: np.ndarray, budget: float) -> np.ndarray:
     return np.clip(pi, 0, 1)
 
 
+MIN_PILOT = 5  # pilot units a stratum needs for its own residual spread (fewer: the pooled one)
+
+
+def neyman_probabilities(
+    strata: np.ndarray,
+    *,
+    budget: float,
+    pilot: np.ndarray,
+    residual: np.ndarray,
+    weight: np.ndarray | None = None,
+) -> np.ndarray:
+    """Each unit's inclusion probability under Neyman allocation, averaging `budget` over the units.
+
+    The difference estimator's design variance is Σ_u (1 - π_u) c_u² d_u² / π_u; for a fixed expected sample
+    size it is least when π_u ∝ |c_u| · sqrt(E d_u²). Units are grouped in `strata` (e.g. the LLM's label, or
+    label and topic) and E d² of a stratum is the mean squared `residual` (human weight less the prediction)
+    over its `pilot` units (a small sample whose human labels are known), pooled over all pilot units where a
+    stratum has fewer than MIN_PILOT; `weight` is |c_u| (1 by default: strata alone). A stratum whose pilot
+    residuals are all 0 keeps a tenth of the pooled spread, so that every unit can be drawn (π > 0 keeps the
+    estimate unbiased). Units that would pass 1 are taken for sure (`_scaled`)."""
+    if not 0 < budget <= 1:
+        raise ValueError("the budget is a share of the pairs, above 0 and at most 1")
+    if not pilot.any():
+        raise ValueError("Neyman allocation needs a pilot: at least one unit with a known human label")
+    squared = np.where(pilot, residual, 0.0) ** 2
+    pooled = float(squared[pilot].mean())
+    spread = np.full(len(strata), pooled)
+    for stratum in np.unique(strata):
+        members = strata == stratum
+        if (pilot & members).sum() >= MIN_PILOT:
+            spread[members] = squared[pilot & members].mean()
+    floor = 0.1 * np.sqrt(pooled) if pooled > 0 else 1.0
+    raw = np.maximum(np.sqrt(spread), floor) * (np.ones(len(strata)) if weight is None else np.abs(weight))
+    return _scaled(np.maximum(raw, 1e-12), budget)
+
+
 def poisson_sample(pi: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Each unit drawn independently with its probability (the design the estimator assumes)."""
     return rng.random(len(pi)) < pi
@@ -168,10 +209,14 @@ def _unit_sums(population: Population, values: np.ndarray, sampled: np.ndarray) 
 def _prediction_and_residual(
     population: Population, *, sampled: np.ndarray, pi: np.ndarray, use_llm: bool, calibrate: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each citation's prediction (the LLM's weight, recalibrated on the sample; 0 for the human-only estimate)
-    and its residual d, the human weight less the prediction where sampled (0 elsewhere)."""
-    prediction = population.llm_weights() if use_llm else np.zeros(len(population.answer))
+    """Each citation's prediction (the LLM's weight, recalibrated on the sample; for the human-only estimate the
+    sample's mean human weight, `_sample_mean`) and its residual d, the human weight less the prediction where
+    sampled (0 elsewhere)."""
     human = population.human_weights()
+    if not use_llm:
+        prediction = np.full(len(population.answer), _sample_mean(human, sampled, pi))
+        return prediction, np.where(sampled, np.nan_to_num(human) - prediction, 0.0)
+    prediction = population.llm_weights()
     if use_llm and calibrate:
         prediction = _calibrated(prediction, human, sampled, pi)
     return prediction, np.where(sampled, np.nan_to_num(human) - prediction, 0.0)
@@ -221,6 +266,17 @@ def interval_quantile(drawn: np.ndarray, *, level: float = 0.95, interval: str =
     if interval != Interval.T:
         raise ValueError(f"unknown interval {interval!r} ({', '.join(Interval.CHOICES)})")
     return np.asarray(stats.t.ppf(0.5 + level / 2, np.maximum(drawn - 1, 1)), dtype=float)
+
+
+def _sample_mean(human: np.ndarray, sampled: np.ndarray, pi: np.ndarray) -> float:
+    """The sample's mean human weight, weighted 1/π (0 when nothing is drawn): the human-only estimate's
+    prediction. Horvitz-Thompson (prediction 0) varies with how many units a run happens to draw and its
+    variance estimate shrinks with the estimate, so its t interval covered 0.887-0.933 at 5-20%; centring
+    on a constant fitted to the whole sample removes that (issue 27, point 3; docs/budget.md)."""
+    drawn = sampled & ~np.isnan(human)
+    if not drawn.any():
+        return 0.0
+    return float(np.average(human[drawn], weights=1.0 / pi[drawn]))
 
 
 def _calibrated(llm: np.ndarray, human: np.ndarray, sampled: np.ndarray, pi: np.ndarray) -> np.ndarray:
@@ -303,6 +359,27 @@ def ranking(
     return order, steps
 
 
+def rank_sets(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each run's set of ranks (1 = highest), as (best, worst) arrays, from simultaneous intervals: run r ranks
+    below every run whose interval lies wholly above its own and above every run whose interval lies wholly
+    below. If every run's score is in its interval (probability ≥ 1 - alpha for intervals at level 1 - alpha / runs,
+    Bonferroni: `rank_set_level`), every true rank is in its set: the rectangular joint region of Chatzi et
+    al., "Prediction-Powered Ranking of Large Language Models" (NeurIPS 2024), here on the run scores."""
+    above = (low[None, :] > high[:, None]).sum(axis=1)  # runs s surely above r
+    below = (high[None, :] < low[:, None]).sum(axis=1)  # runs s surely below r
+    return 1 + above, len(low) - below
+
+
+def rank_set_level(n_runs: int, *, alpha: float = 0.05) -> float:
+    """The level of each run's interval for rank sets that hold jointly with probability ≥ 1 - alpha (Bonferroni)."""
+    return 1 - alpha / max(n_runs, 1)
+
+
+def true_ranks(scores: np.ndarray) -> np.ndarray:
+    """Each run's rank by score, 1 = highest; tied runs share the best rank of their tie."""
+    return 1 + (scores[None, :] > scores[:, None]).sum(axis=1)
+
+
 # --- planning before judging -------------------------------------------------------------------------------
 
 
@@ -311,7 +388,7 @@ class PlanPoint:
     budget: float  # share of the sampling units
     units: float  # expected number of units to judge
     width: float  # expected 95% interval width, mean over runs: LLM labels + sample
-    width_human_only: float  # the same budget without the LLM labels (Horvitz-Thompson)
+    width_human_only: float  # the same budget without the LLM labels (the sample alone, centred on its mean)
 
 
 def plan(
@@ -339,7 +416,7 @@ def plan(
         raise ValueError("planning needs at least 10 citations with both a human and an LLM label")
     calibrated = _calibrated(llm, np.nan_to_num(human), known, np.ones(len(c)))
     squared = (np.nan_to_num(human) - calibrated) ** 2
-    human_squared = np.nan_to_num(human) ** 2
+    human_squared = (np.nan_to_num(human) - float(np.nan_to_num(human)[known].mean())) ** 2  # see _sample_mean
     pooled, pooled_human = float(squared[known].mean()), float(human_squared[known].mean())
     expected = np.full(len(c), pooled)
     expected_human = np.full(len(c), pooled_human)

@@ -1,7 +1,7 @@
 """What a budget sample says about the runs: per run, the LLM-only score, the estimate from the LLM's labels on
 every pair corrected by the judged sample (PPI / difference estimator, estimators.py) with its 95% interval,
-and the human-only Horvitz-Thompson estimate of the same sample; the ranking with the probability that each
-adjacent two are in the right order; and the planning curve. Plain data for the page, the API and the CLI."""
+and the human-only estimate of the same sample (centred on its mean human weight); the ranking with the
+probability that each adjacent two are in the right order; and the planning curve. Plain data for the page, the API and the CLI."""
 
 from __future__ import annotations
 
@@ -11,7 +11,17 @@ import numpy as np
 
 from judging.labels import label_set_get
 from judging.scope import Scope
-from metrics.budget.estimators import Design, Estimate, Population, difference_estimate, full_scores, plan, ranking
+from metrics.budget.estimators import (
+    Design,
+    Estimate,
+    Population,
+    difference_estimate,
+    full_scores,
+    plan,
+    rank_set_level,
+    rank_sets,
+    ranking,
+)
 from metrics.budget.models import BudgetSample
 from metrics.budget.selectors import budget_campaign_population, plan_population
 
@@ -60,6 +70,7 @@ def _ranked_runs(
     llm_only = full_scores(population, metric=metric, human=False)
     # A run shows an estimate once MIN_JUDGED of its pairs are judged: those are ranked first, the others after.
     order, steps = ranking(population, sampled=judged, pi=pi, metric=metric, eligible=both.drawn >= MIN_JUDGED)
+    rank_set = _rank_sets(population, judged=judged, pi=pi, metric=metric, eligible=both.drawn >= MIN_JUDGED)
     rows = []
     for rank, at in enumerate(order.tolist(), start=1):
         rows.append(
@@ -70,6 +81,7 @@ def _ranked_runs(
                 "ppi": _interval(both, at),
                 "human_only": _interval(human_only, at),
                 "judged_pairs": int(both.drawn[at]),
+                "rank_set": rank_set.get(at),
             }
         )
     for row, step, below in zip(rows, steps, rows[1:], strict=False):
@@ -78,6 +90,18 @@ def _ranked_runs(
     if rows:
         rows[-1]["next_in_order_probability"] = None
     return rows
+
+
+def _rank_sets(
+    population: Population, *, judged: np.ndarray, pi: np.ndarray, metric: str, eligible: np.ndarray
+) -> dict[int, dict[str, int]]:
+    """Per run with an estimate, its rank set among those runs ({"best", "worst"}, 1 = highest) that holds
+    jointly for all of them with probability ≥ 95% (`estimators.rank_sets`)."""
+    shown = np.flatnonzero(eligible)
+    level = rank_set_level(len(shown))
+    joint = difference_estimate(population, sampled=judged, pi=pi, metric=metric, level=level)
+    best, worst = rank_sets(joint.low[shown], joint.high[shown])
+    return {int(at): {"best": int(b), "worst": int(w)} for at, b, w in zip(shown, best, worst, strict=True)}
 
 
 def budget_estimates(*, sample: BudgetSample) -> dict[str, Any]:

@@ -83,7 +83,8 @@ def test_the_budget_page_shows_every_estimate_inside_0_1_and_fits(clipped_sample
     figures = [float(part) for text in texts for part in text.replace("*", " ").strip("[]").replace(",", " ").split()]
     assert len(figures) > 20
     assert all(0 <= v <= 1 for v in figures), [v for v in figures if not 0 <= v <= 1]
-    assert page.locator("td[data-estimate] sup").count() > 0
+    # an interval clipped at 1 (issue 27: the centred human-only estimate of this sample no longer passes 1)
+    assert any(text.strip().endswith("1.000]") for text in texts)
     assert page.evaluate(FITS)
 
 

@@ -52,5 +52,7 @@ class Command(BaseCommand):
                     f"{_fmt(r['ppi'], 'low'):>6} {_fmt(r['ppi'], 'high'):>6} {_fmt(r['human_only']):>6} "
                     f"{r['judged_pairs']:>6} {'—' if p is None else f'{p:.2f}':>6}"
                 )
-        w(f"\nLLM: LLM only (biased, no interval). LLM+S: {data['interval']}. HO: human only (Horvitz-Thompson).")
+        w(
+            f"\nLLM: LLM only (biased, no interval). LLM+S: {data['interval']}. HO: human only (the sample alone, centred on its mean)."
+        )
         w(f"P>next: {data['ranking_method']}.")

@@ -1,9 +1,9 @@
-"""python manage.py budget_simulate --truth nist/from_scratch --llm opus-4.8-nist --budgets 0.05 0.1 0.2 0.3"""
+"""python manage.py budget_simulate --truth nist/from_scratch --llm opus-4.8-nist --designs uniform neyman
+--budgets 0.05 0.1 0.2 --repeats 200 --seed 0 --format json"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from judging.management.arguments import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
 from metrics.budget.estimators import ONE_LLM_DESIGNS, Interval
 from metrics.budget.selectors import budget_population
-from metrics.budget.simulation import simulate
+from metrics.budget.simulation import SIMULATION_DESIGNS, design_rows, judgments_for_width, simulate
 
 
 class Command(BaseCommand):
@@ -26,7 +26,22 @@ class Command(BaseCommand):
         parser.add_argument("--truth", required=True, help=LABEL_SET_HELP + " (the full human labels)")
         parser.add_argument("--llm", required=True, help="the LLM label set on every citation")
         parser.add_argument("--budgets", type=float, nargs="+", default=[0.05, 0.1, 0.2, 0.3])
-        parser.add_argument("--design", choices=[*ONE_LLM_DESIGNS, "both"], default="both")
+        parser.add_argument(
+            "--design", choices=[*ONE_LLM_DESIGNS, "both"], default=None, help="one design, or both (the default)"
+        )
+        parser.add_argument(
+            "--designs",
+            nargs="+",
+            choices=SIMULATION_DESIGNS,
+            default=None,
+            help="the designs to compare (instead of --design); neyman draws a pilot from its budget first",
+        )
+        parser.add_argument(
+            "--target-width",
+            type=float,
+            default=0.2,
+            help="the mean 95%% interval width to reach: each row gives the human judgments it would take",
+        )
         parser.add_argument("--metric", choices=["precision", "recall", "both"], default="both")
         parser.add_argument("--repeats", type=int, default=200)
         parser.add_argument("--seed", type=int, default=0)
@@ -42,14 +57,17 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["repeats"] < 1:
             raise CommandError("--repeats must be at least 1")
+        if not 0 < options["target_width"] <= 2:
+            raise CommandError("--target-width is a width of a score in [0, 1]: above 0, at most 2")
         options["depth"] = options["depth"] or 1
+        designs = _designs(options)
         truth, llm = label_set_from(options["truth"]), label_set_from(options["llm"])
         try:
             population, runs, topics = budget_population(truth=truth, llm=llm, scope=scope_from(options))
             rows = simulate(
                 population,
                 budgets=options["budgets"],
-                designs=list(ONE_LLM_DESIGNS) if options["design"] == "both" else [options["design"]],
+                designs=designs,
                 metrics=("precision", "recall") if options["metric"] == "both" else (options["metric"],),
                 repeats=options["repeats"],
                 seed=options["seed"],
@@ -66,7 +84,8 @@ class Command(BaseCommand):
                 "citations": len(population.answer),
                 "unit": "first citations the truth labelled; sampling unit: the citation",
                 "interval": options["interval"],
-                "rows": [asdict(r) for r in rows],
+                "target_width": options["target_width"],
+                "rows": design_rows(rows, units=population.n_units, target_width=options["target_width"]),
             }
             self.stdout.write(json.dumps(payload, indent=2))
             return
@@ -77,15 +96,25 @@ class Command(BaseCommand):
         )
         w(
             f"{'metric':<9} {'design':<10} {'budget':>6} {'drawn':>6} {'cover':>6} {'cov.HO':>6} {'width':>7} "
-            f"{'w.HO':>7} {'MAE':>7} {'MAE.HO':>7} {'tau':>6} {'tau.HO':>6} {'tau.LLM':>7}"
+            f"{'w.HO':>7} {'MAE':>7} {'MAE.HO':>7} {'tau':>6} {'tau.HO':>6} {'tau.LLM':>7} {'n@width':>7}"
         )
         for r in rows:
             w(
                 f"{r.metric:<9} {r.design:<10} {r.budget:>6.2f} {r.judged_share:>6.3f} {r.coverage:>6.3f} "
                 f"{r.coverage_human_only:>6.3f} {r.width:>7.4f} {r.width_human_only:>7.4f} {r.mae:>7.4f} "
-                f"{r.mae_human_only:>7.4f} {r.tau:>6.3f} {r.tau_human_only:>6.3f} {r.tau_llm_only:>7.3f}"
+                f"{r.mae_human_only:>7.4f} {r.tau:>6.3f} {r.tau_human_only:>6.3f} {r.tau_llm_only:>7.3f} "
+                f"{judgments_for_width(r, units=population.n_units, target_width=options['target_width']):>7.0f}"
             )
         quantile = "t quantile, drawn citations of the run - 1 d.f." if options["interval"] == Interval.T else "1.96"
         w(
+            f"n@width: human judgments for a mean width of {options['target_width']} (scaled from this row). "
             f"HO: human-only estimate of the same sample. Intervals: 95%, estimate ± se x {quantile} (difference estimator)."
         )
+
+
+def _designs(options: dict[str, Any]) -> list[str]:
+    if options["designs"] and options["design"]:
+        raise CommandError("give --designs or --design, not both")
+    if options["designs"]:
+        return list(dict.fromkeys(options["designs"]))
+    return list(ONE_LLM_DESIGNS) if options["design"] in (None, "both") else [options["design"]]
