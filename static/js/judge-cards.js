@@ -237,8 +237,24 @@
       });
     }
 
+    // Answers left from before a reload (`answered`: their tokens): the cards they answered are left out (the
+    // server does not know them yet); if none of the cards sent is left, the next card comes with its answer.
+    function resume(answered) {
+      var shown = page.card();
+      if (!answered.length || !shown || !tokenOf(shown)) return;
+      var rest = unanswered({ el: shown.cloneNode(true), held: held }, answered);
+      if (!rest.length) {
+        page.waiting = true;
+        held = [];
+        shown.setAttribute("data-answered", "");
+      } else if (tokenOf(rest[0]) !== tokenOf(shown)) {
+        hold(rest.slice(1));
+        install(rest[0]);
+      }
+    }
+
     return {
-      held: function () { return held; }, hold: hold, takeHeld: takeHeld, next: next, knownPairs: knownPairs,
+      resume: resume, held: function () { return held; }, hold: hold, takeHeld: takeHeld, next: next, knownPairs: knownPairs,
       install: install, showCard: showCard, reconcile: reconcile, topUp: topUp, resync: resync, load: load,
       lookup: lookup, measured: measured, ahead: aheadNow,
     };

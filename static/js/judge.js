@@ -1,21 +1,17 @@
-// The judging page: its keys, and the time spent active on each card (docs/judging.md).
+// The judging page: its keys (docs/judging.md).
 //
 // A keystroke puts the judgment in the outbox (judge-outbox.js; localStorage: it survives a reload, and its
 // sender sends it) and shows at once the next of the cards the server sent ahead (`template.following-card`
 // inside the card on screen; judge-cards.js keeps them as the server's queue says). The page's requests go
-// through htmx (judge-request.js). `page` is what the three share: the card on screen, the status line, and
-// whether the page waits for a card.
+// through htmx (judge-request.js); the time spent on a card is judge-time.js's. `page` is what they share: the
+// card on screen, the status line, and whether the page waits for a card.
 (function () {
   "use strict";
 
-  var IDLE_LIMIT_MS = 60 * 1000; // no input for longer than this is idle, and not counted
-  var TICK_MS = 250;
   // The keys that answer or move. They wait in `queued`, in order, while the next card is not there yet.
   var QUEUED_KEYS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "f", "p", "n", "0", "s", "Enter", "u", "Backspace", "x", "Escape"];
 
-  var activeMs = 0;
-  var lastTick = Date.now();
-  var lastInput = Date.now();
+  var time = window.JudgeTime();
   var cardToken = null;
   var queued = [];
   var reasonChosen = false; // the cannot-judge reason was picked in its list on this card (the mouse)
@@ -60,36 +56,13 @@
     document.body.setAttribute("data-ahead", String(cards.ahead()));
   }
 
-  // --- active time -------------------------------------------------------------------------------
-  function tick() {
-    var now = Date.now();
-    if (!document.hidden && now - lastInput <= IDLE_LIMIT_MS) {
-      activeMs += now - lastTick;
-    }
-    lastTick = now;
-  }
-  function input() { tick(); lastInput = Date.now(); }
-  ["keydown", "mousemove", "mousedown", "wheel", "scroll", "touchstart"].forEach(function (name) {
-    window.addEventListener(name, input, { passive: true, capture: true });
-  });
-  document.addEventListener("visibilitychange", function () { tick(); if (!document.hidden) lastInput = Date.now(); });
-  setInterval(tick, TICK_MS);
-
   function resetForCard() {
     var token = tokenOf(page.card()) || null;
     if (token !== cardToken) {
       cardToken = token;
-      tick();
-      activeMs = 0;
+      time.restart();
       cards.showCard();
     }
-  }
-
-  // The seconds sent, within the bound the server takes (the form's `data-max`): it refuses any past it.
-  function seconds(f) {
-    var field = f.querySelector("[name=seconds]");
-    var most = field ? Number(field.getAttribute("data-max")) : 0;
-    return Math.min(activeMs / 1000, most || Infinity).toFixed(2);
   }
 
   // --- keys --------------------------------------------------------------------------------------
@@ -97,18 +70,18 @@
     var f = page.form();
     var current = page.card();
     if (!f || !current) return;
-    tick();
     closeReasons();
     var reason = f.querySelector("[name=not_judged_reason]");
     var flag = f.querySelector("[name=flagged]");
     var comment = f.querySelector("[name=comment]");
+    var seconds = f.querySelector("[name=seconds]"); // its data-max: the most the server takes
     page.box.add({
       url: f.getAttribute("action"),
       assignment: page.assignment,
       pair_id: f.querySelector("[name=pair_id]").value,
       token: f.querySelector("[name=token]").value,
       label: button.value,
-      seconds: seconds(f),
+      seconds: time.seconds(seconds ? Number(seconds.getAttribute("data-max")) : 0),
       flagged: !!(flag && flag.checked),
       comment: comment ? comment.value : "",
       not_judged_reason: button.value === "" && reason ? reason.value : "",
@@ -277,21 +250,7 @@
   // --- start ---------------------------------------------------------------------------------------
   cards.takeHeld();
   resetForCard();
-  // Answers left from before a reload: the cards they answered are left out (the server does not know them
-  // yet); if none of the cards sent is left, the next card comes with the server's answer to them.
-  var left = sender.ownEntries();
-  var shown = page.card();
-  if (left.length && shown && tokenOf(shown)) {
-    var rest = window.JudgeCards.unanswered({ el: shown.cloneNode(true), held: cards.held() }, left.map(function (e) { return e.token; }));
-    if (!rest.length) {
-      page.waiting = true;
-      cards.hold([]);
-      shown.setAttribute("data-answered", "");
-    } else if (tokenOf(rest[0]) !== tokenOf(shown)) {
-      cards.hold(rest.slice(1));
-      cards.install(rest[0]);
-    }
-  }
+  cards.resume(sender.ownEntries().map(function (e) { return e.token; }));
   sender.resume();
   sender.showUnsaved();
   settle();
