@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/assess_bench"
@@ -175,7 +176,6 @@ def main(argv: list[str] | None = None) -> int:
 
     database_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
     setup_django(database_url)
-    from assess.importers.runs import runs_import
     from assess.importers.topics import topics_import
 
     workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-ingest-"))
@@ -194,64 +194,87 @@ def main(argv: list[str] | None = None) -> int:
 
         empty_assess_tables()
         topics_import(files=[topics_file])
-
-        sizes = [p.stat().st_size for p in paths]
-        marks = {sum(sizes[:10]): "after 10 files"} if len(paths) > 10 else {}
-        peaks: dict[str, float] = {}
-        pending = sorted(marks)
-
-        def progress(done: int, total: int) -> None:
-            while pending and done >= pending[0]:
-                peaks[marks[pending.pop(0)]] = rss_peak_mb()
-
-        rss_before = rss_peak_mb()
-        load_before = os.getloadavg()[0]
-        cpu_before, server_before = cpu_seconds(), server_cpu_seconds()
-        start = time.perf_counter()
-        report = runs_import(files=paths, progress=progress)
-        seconds = time.perf_counter() - start
-        cpu = cpu_seconds() - cpu_before
-        server_after = server_cpu_seconds()
-        server = server_after - server_before if server_after is not None and server_before is not None else None
-        load_after = os.getloadavg()[0]
-        peaks["after all files"] = rss_peak_mb()
-        assert report.counts["sentences"] == n_sentences, report.counts
-        assert report.counts["citations"] == n_citations, report.counts
-
-        from assess.models import Citation, Sentence
-
-        assert Sentence.objects.count() == n_sentences
-        assert Citation.objects.count() == n_citations
+        measured = import_measured(paths, n_sentences, n_citations)
 
         empty_assess_tables()
         topics_import(files=[topics_file])
         naive_seconds, naive_sentences = naive_import(paths[: args.naive_runs])
+        print_figures(measured, len(paths), n_sentences, n_citations)
         naive_total = naive_seconds / naive_sentences * n_sentences
-
-        print(
-            f"import: {len(paths)} files, {report.counts['answers']:,} answers, {n_sentences:,} sentences, "
-            f"{n_citations:,} citations, {report.counts.get('passages_created', 0):,} passage rows"
-        )
-        print(f"seconds: {seconds:.1f} (machine load average {load_before:.1f} before, {load_after:.1f} after)")
-        print(f"CPU seconds: importer {cpu:.1f}" + (f", PostgreSQL backend {server:.1f}" if server is not None else ""))
-        print(f"sentences per second: {n_sentences / seconds:,.0f}")
-        print(f"peak RSS before import: {rss_before:.0f} MB")
-        for label, mb in peaks.items():
-            print(f"peak RSS {label}: {mb:.0f} MB")
-        if "after 10 files" in peaks:
-            print(
-                f"memory flatness (peak after all / after 10 files): {peaks['after all files'] / peaks['after 10 files']:.2f}"
-            )
         print(
             f"naive one-save()-per-row: {naive_sentences:,} sentences ({args.naive_runs} runs) in {naive_seconds:.1f} s "
             f"= {naive_sentences / naive_seconds:,.0f} sentences/s; extrapolated to the whole set {naive_total:.0f} s"
         )
-        print(f"speed-up over naive: {naive_total / seconds:.1f}x")
+        print(f"speed-up over naive: {naive_total / measured['seconds']:.1f}x")
         empty_assess_tables()
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
     return 0
+
+
+def import_measured(paths: list[Path], n_sentences: int, n_citations: int) -> dict[str, Any]:
+    """The import of every file, timed, with its CPU (ours and PostgreSQL's backend), the load average and our
+    peak RSS (before, after 10 files, after all); checked against the files' own counts."""
+    from assess.importers.runs import runs_import
+
+    sizes = [p.stat().st_size for p in paths]
+    marks = {sum(sizes[:10]): "after 10 files"} if len(paths) > 10 else {}
+    peaks: dict[str, float] = {}
+    pending = sorted(marks)
+
+    def progress(done: int, total: int) -> None:
+        while pending and done >= pending[0]:
+            peaks[marks[pending.pop(0)]] = rss_peak_mb()
+
+    rss_before = rss_peak_mb()
+    load_before = os.getloadavg()[0]
+    cpu_before, server_before = cpu_seconds(), server_cpu_seconds()
+    start = time.perf_counter()
+    report = runs_import(files=paths, progress=progress)
+    seconds = time.perf_counter() - start
+    cpu = cpu_seconds() - cpu_before
+    server_after = server_cpu_seconds()
+    server = server_after - server_before if server_after is not None and server_before is not None else None
+    load_after = os.getloadavg()[0]
+    peaks["after all files"] = rss_peak_mb()
+    assert report.counts["sentences"] == n_sentences, report.counts
+    assert report.counts["citations"] == n_citations, report.counts
+
+    from assess.models import Citation, Sentence
+
+    assert Sentence.objects.count() == n_sentences
+    assert Citation.objects.count() == n_citations
+    return {
+        "counts": report.counts,
+        "seconds": seconds,
+        "cpu": cpu,
+        "server": server,
+        "load_before": load_before,
+        "load_after": load_after,
+        "rss_before": rss_before,
+        "peaks": peaks,
+    }
+
+
+def print_figures(m: dict[str, Any], files: int, n_sentences: int, n_citations: int) -> None:
+    counts, seconds, server, peaks = m["counts"], m["seconds"], m["server"], m["peaks"]
+    print(
+        f"import: {files} files, {counts['answers']:,} answers, {n_sentences:,} sentences, "
+        f"{n_citations:,} citations, {counts.get('passages_created', 0):,} passage rows"
+    )
+    print(f"seconds: {seconds:.1f} (machine load average {m['load_before']:.1f} before, {m['load_after']:.1f} after)")
+    print(
+        f"CPU seconds: importer {m['cpu']:.1f}" + (f", PostgreSQL backend {server:.1f}" if server is not None else "")
+    )
+    print(f"sentences per second: {n_sentences / seconds:,.0f}")
+    print(f"peak RSS before import: {m['rss_before']:.0f} MB")
+    for label, mb in peaks.items():
+        print(f"peak RSS {label}: {mb:.0f} MB")
+    if "after 10 files" in peaks:
+        print(
+            f"memory flatness (peak after all / after 10 files): {peaks['after all files'] / peaks['after 10 files']:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -33,25 +33,48 @@ depth 1. Each assessor has 8 topics; assessors of different N are different acco
 from __future__ import annotations
 
 import argparse
-import gzip
-import http.client
 import json
 import multiprocessing as mp
 import os
-import random
-import re
-import resource
 import statistics
-import subprocess
 import sys
 import time
-import urllib.parse
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(os.environ.get("ASSESS_DATA_DIR", "").strip() or ROOT / "data" / "trec-rag-2024")
+sys.path.insert(0, str(ROOT / "bench"))
+# The data, the simulated assessor and the platform live beside this script; bench/keystroke.py, bench/soak.py and
+# the fault tests use them through this module (`import judge as load`), so its names are kept here.
+from judge_assessor import (  # noqa: E402, F401
+    LABELS,
+    Browser,
+    Card,
+    Result,
+    assessor,
+    card_page,
+    first_card_page,
+    login,
+    parse_page,
+    submit_page,
+)
+from judge_data import (  # noqa: E402, F401
+    PASSWORD,
+    TOPICS_PER_ASSESSOR,
+    paced_accounts,
+    populate,
+    setup_database,
+)
+from judge_server import (  # noqa: E402
+    children,
+    cpu_since,
+    gunicorn_start,
+    pids_named,
+    process_cpu,
+    server_environment,
+)
+
 LABEL_STUDIO = ROOT / "bench" / "baselines" / "labelstudio" / "postgres-uwsgi.jsonl"
 # The goals at N = 20 on this 2-core machine: closed-loop throughput, and p95 when paced at GOAL_PACED_RATE.
 GOAL_PER_SECOND = 200.0
@@ -59,398 +82,6 @@ GOAL_PACED_RATE = 100.0
 GOAL_P95_MS = 25.0
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/assess_bench_judge"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/11"
-PASSWORD = "bench-judge-password"
-TOPICS_PER_ASSESSOR = 8
-RUNS = 40
-SENTENCES = 10
-LABELS = ("FS", "PS", "NS")
-
-
-# --- data -------------------------------------------------------------------------------------------
-
-
-def real_topics(n: int) -> list[dict[str, Any]]:
-    """The first n test topics of the Webis retrieval file, each with its 20 segments' ids and texts."""
-    out = []
-    with gzip.open(DATA / "retrieve" / "webis-crowd" / "study1_retrieval.jsonl.gz", "rt", encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            out.append(row)
-            if len(out) == n:
-                break
-    if len(out) < n:
-        raise SystemExit(f"the retrieval file has {len(out)} topics, {n} needed")
-    return out
-
-
-def claim_from(text: str, rng: random.Random) -> str:
-    """A sentence an answer might state from a segment: a run of its words."""
-    words = text.split()
-    start = rng.randrange(max(1, len(words) - 14))
-    return " ".join(words[start : start + rng.randint(8, 14)]).rstrip(".,;:") + "."
-
-
-def populate(n_topics: int, phases: list[int]) -> dict[str, Any]:
-    """Topics, passages, runs, answers, the campaign and its pairs, and each phase's assessors."""
-    from django.db import transaction
-
-    from assess.models import Answer, Citation, Passage, Run, Sentence, Topic
-    from judging import services
-    from judging.models import Condition
-
-    rng = random.Random(2024)
-    rows = real_topics(n_topics)
-    with transaction.atomic():
-        topics = Topic.objects.bulk_create([Topic(topic_id=r["topic"], text=r["query"]) for r in rows])
-        texts: dict[str, str] = {}
-        for r in rows:
-            texts.update(zip(r["references_ids"], r["references_texts"], strict=True))
-        passages = {
-            p.passage_id: p
-            for p in Passage.objects.bulk_create(
-                [Passage(passage_id=pid, text=t, has_text=True) for pid, t in texts.items()], batch_size=2000
-            )
-        }
-        runs = Run.objects.bulk_create(
-            [
-                Run(run_id=f"bench-team{r // 4:02d}.judge_run_{r:02d}", group=f"bench-team{r // 4:02d}")
-                for r in range(RUNS)
-            ]
-        )
-        answers = Answer.objects.bulk_create(
-            [
-                Answer(run=run, topic=t, references=rows[i]["references_ids"])
-                for i, t in enumerate(topics)
-                for run in runs
-            ],
-            batch_size=2000,
-        )
-        sentences: list[Sentence] = []
-        cites: list[tuple[int, str]] = []
-        for a in answers:
-            refs = a.references
-            for s in range(SENTENCES):
-                ref = rng.randrange(len(refs))
-                sentences.append(Sentence(answer=a, index=s, text=claim_from(texts[refs[ref]], rng)))
-                cites.append((ref, refs[ref]))
-        Sentence.objects.bulk_create(sentences, batch_size=5000)
-        Citation.objects.bulk_create(
-            [
-                Citation(sentence=s, slot=0, passage=passages[pid], reference_index=ref)
-                for s, (ref, pid) in zip(sentences, cites, strict=True)
-            ],
-            batch_size=5000,
-        )
-        campaign = services.campaign_create(
-            name="bench-judge", runs=runs, topics=topics, depth=1, guidelines=""
-        )  # no start overlay: it measures keystrokes
-    summary = services.campaign_build_pairs(campaign=campaign)
-    accounts: dict[int, list[str]] = {}
-    for n in phases:
-        names = []
-        for k in range(n):
-            name = f"bench-judge-n{n:02d}-{k + 1:02d}"
-            user = services.assessor_create(username=name, password=PASSWORD)
-            mine = topics_of(k, topics)
-            services.assignments_create(campaign=campaign, assessor=user, topics=mine, condition=Condition.FROM_SCRATCH)
-            names.append(name)
-        accounts[n] = names
-    return {"pairs": summary["pairs"], "accounts": accounts}
-
-
-def topics_of(k: int, topics: list[Any], shift: int = 0) -> list[Any]:
-    """The k-th assessor's topics, in order: assessors of one phase start on different topics and go on through
-    the next ones (fewer when the campaign has fewer topics)."""
-    return [
-        topics[(k * TOPICS_PER_ASSESSOR + j + shift) % len(topics)]
-        for j in range(min(TOPICS_PER_ASSESSOR, len(topics)))
-    ]
-
-
-def setup_database(database_url: str) -> None:
-    import psycopg
-
-    name = database_url.rsplit("/", 1)[1]
-    admin_url = database_url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, check=True)
-
-
-# --- the simulated assessor -------------------------------------------------------------------------
-
-
-class Browser:
-    """One assessor's HTTP session: a kept-alive connection (re-opened when the server closes it) and cookies."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
-        self.conn: http.client.HTTPConnection | None = None
-        self.cookies: dict[str, str] = {}
-
-    def request(
-        self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
-    ) -> tuple[int, bytes, dict[str, str]]:
-        hdrs = {"Host": f"{self.host}:{self.port}", **(headers or {})}
-        if self.cookies:
-            hdrs["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        for attempt in (0, 1):
-            if self.conn is None:
-                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
-            try:
-                self.conn.request(method, path, body=body, headers=hdrs)
-                resp = self.conn.getresponse()
-                data = resp.read()
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-                # A kept-alive connection the server had closed: only a request never answered is re-sent.
-                self.conn.close()
-                self.conn = None
-                if attempt:
-                    raise
-                continue
-            for value in resp.headers.get_all("Set-Cookie") or []:
-                k, _, v = value.split(";", 1)[0].partition("=")
-                self.cookies[k.strip()] = v.strip()
-            if resp.getheader("Connection", "").lower() == "close" or resp.version == 10:
-                self.conn.close()
-                self.conn = None
-            return resp.status, data, {k.lower(): v for k, v in resp.getheaders()}
-        raise AssertionError("unreachable")
-
-    def form(
-        self, path: str, fields: dict[str, str], headers: dict[str, str] | None = None
-    ) -> tuple[int, bytes, dict[str, str]]:
-        body = urllib.parse.urlencode(fields).encode()
-        hdrs = {"Content-Type": "application/x-www-form-urlencoded", "X-CSRFToken": self.cookies.get("csrftoken", "")}
-        return self.request("POST", path, body, {**hdrs, **(headers or {})})
-
-
-CSRF_INPUT = re.compile(rb'name="csrfmiddlewaretoken" value="([^"]+)"')
-PAGE_PAIR = re.compile(rb'name="pair_id" value="(\d+)"')
-PAGE_TOKEN = re.compile(rb'name="token" value="([0-9a-f-]{36})"')
-PAGE_NEXT = re.compile(rb'id="next-assignment" class="button primary" href="/judge/(\d+)/"')
-
-
-def login(b: Browser, username: str) -> None:
-    status, body, _ = b.request("GET", "/accounts/login/")
-    m = CSRF_INPUT.search(body)
-    if status != 200 or m is None:
-        raise SystemExit(f"login page: HTTP {status}")
-    fields = {"csrfmiddlewaretoken": m.group(1).decode(), "username": username, "password": PASSWORD}
-    status, _, _ = b.form("/accounts/login/", fields)
-    if status != 302 or "sessionid" not in b.cookies:
-        raise SystemExit(f"login of {username}: HTTP {status}")
-
-
-@dataclass
-class Card:
-    assignment: int
-    pair_id: int
-    token: str
-
-
-@dataclass
-class Result:
-    latencies: list[float] = field(default_factory=list)
-    acknowledged: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    cpu: float = 0.0
-    ran_out: bool = False
-    ended: float = 0.0
-
-
-def first_card_page(b: Browser) -> Card | None:
-    """The judging page of the assessor's first open assignment (the queue page links to it)."""
-    status, body, _ = b.request("GET", "/judge/")
-    m = re.search(rb'href="/judge/(\d+)/"', body)
-    if status != 200 or m is None:
-        return None
-    return card_page(b, int(m.group(1)))
-
-
-def card_page(b: Browser, assignment: int) -> Card | None:
-    status, body, _ = b.request("GET", f"/judge/{assignment}/")
-    if status != 200:
-        raise RuntimeError(f"judging page: HTTP {status}")
-    return parse_page(body, assignment, b)
-
-
-def parse_page(body: bytes, assignment: int, b: Browser) -> Card | None:
-    pair, token = PAGE_PAIR.search(body), PAGE_TOKEN.search(body)
-    if pair and token:
-        return Card(assignment, int(pair.group(1)), token.group(1).decode())
-    nxt = PAGE_NEXT.search(body)
-    return card_page(b, int(nxt.group(1))) if nxt else None
-
-
-def submit_page(b: Browser, card: Card, label: str) -> tuple[int, Card | None]:
-    fields = {"pair_id": str(card.pair_id), "token": card.token, "label": label, "seconds": "4.2"}
-    status, body, _ = b.form(f"/judge/{card.assignment}/submit/", fields, {"HX-Request": "true"})
-    if status != 200:
-        return status, None
-    return status, parse_page(body, card.assignment, b)
-
-
-def api_assignments(b: Browser) -> list[int]:
-    _, body, _ = b.request("GET", "/api/assignments/?limit=100")
-    data = json.loads(body)
-    rows = data["results"] if isinstance(data, dict) else data
-    return [r["id"] for r in rows if r["status"] == "open"]
-
-
-def api_card(b: Browser, queue: list[int]) -> Card | None:
-    while queue:
-        status, body, _ = b.request("GET", f"/api/assignments/{queue[0]}/next/")
-        pair = json.loads(body)["pair"] if status == 200 else None
-        if pair:
-            return Card(queue[0], pair["pair_id"], pair["token"])
-        queue.pop(0)
-    return None
-
-
-def submit_api(b: Browser, card: Card, label: str, queue: list[int]) -> tuple[int, Card | None]:
-    body = json.dumps({"pair_id": card.pair_id, "token": card.token, "label": label, "seconds": 4.2}).encode()
-    hdrs = {"Content-Type": "application/json", "X-CSRFToken": b.cookies.get("csrftoken", "")}
-    status, data, _ = b.request("POST", f"/api/assignments/{card.assignment}/submit/", body, hdrs)
-    if status not in (200, 201):
-        return status, None
-    pair = json.loads(data)["next"]["pair"]
-    if pair:
-        return status, Card(card.assignment, pair["pair_id"], pair["token"])
-    queue.pop(0)
-    return status, api_card(b, queue)
-
-
-def assessor(
-    username: str, url: str, via: str, seconds: float, interval: float, offset: float, start: Any, out: Any
-) -> None:
-    """One simulated assessor: log in, open the queue, say so, wait for the common start, then submit-and-next
-    for `seconds`."""
-    u = urllib.parse.urlsplit(url)
-    b = Browser(u.hostname or "127.0.0.1", u.port or 80)
-    login(b, username)
-    queue: list[int] = []
-    if via == "page":
-        card = first_card_page(b)
-    else:
-        queue = api_assignments(b)
-        card = api_card(b, queue)
-    rng = random.Random(username)
-    res = Result()
-    out.put("ready")
-    while not start.value:
-        time.sleep(0.002)
-    start_at = start.value
-    stop_at = start_at + seconds
-    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-    while time.time() < start_at:
-        time.sleep(min(0.01, start_at - time.time()))
-    k = 0
-    while card is not None:
-        due = start_at + offset + k * interval if interval else time.time()
-        if due >= stop_at:
-            break
-        if interval:
-            wait = due - time.time()
-            if wait > 0:
-                time.sleep(wait)
-        k += 1
-        sent = due if interval else time.time()
-        try:
-            if via == "page":
-                status, nxt = submit_page(b, card, rng.choice(LABELS))
-            else:
-                status, nxt = submit_api(b, card, rng.choice(LABELS), queue)
-        except (OSError, http.client.HTTPException, ValueError, RuntimeError) as exc:
-            res.errors.append(f"{type(exc).__name__}: {exc}")
-            break
-        if status not in (200, 201):
-            res.errors.append(f"HTTP {status}")
-            break
-        res.latencies.append(time.time() - sent)
-        res.acknowledged.append(card.token)
-        card = nxt
-    res.ran_out = card is None
-    res.ended = time.time()
-    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
-    res.cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
-    out.put(res)
-
-
-# --- the platform and the measurement ---------------------------------------------------------------
-
-
-def process_cpu(pids: list[int]) -> dict[int, float]:
-    """CPU seconds of each process still alive."""
-    out = {}
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        out[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return out
-
-
-def cpu_since(before: dict[int, float], after: dict[int, float]) -> float:
-    """CPU used between the two readings by the processes alive at the second (a process that ended in between,
-    such as a database connection closed after CONN_MAX_AGE, is not counted: the figure is a lower bound)."""
-    return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
-
-
-def pids_named(name: str) -> list[int]:
-    out = []
-    for p in Path("/proc").iterdir():
-        if p.name.isdigit():
-            try:
-                if (p / "comm").read_text().strip() == name:
-                    out.append(int(p.name))
-            except OSError:
-                continue
-    return out
-
-
-def children(pid: int) -> list[int]:
-    try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-
-
-def gunicorn_start(
-    port: int, workers: int, server: str, worker_class: str, threads: int, start_seconds: float = 60.0
-) -> subprocess.Popen[bytes]:
-    """gunicorn with the deployed settings (config/gunicorn.py), on a loopback port, with the workers asked for;
-    given `start_seconds` to answer (a busy machine needs more)."""
-    cmd = [str(ROOT / ".venv" / "bin" / "gunicorn"), "-c", "config/gunicorn.py", "--bind", f"127.0.0.1:{port}"]
-    cmd += ["--workers", str(workers)]
-    if server == "asgi":
-        cmd += ["--worker-class", "uvicorn_worker.UvicornWorker", "config.asgi:application"]
-    else:
-        cmd += ["--worker-class", worker_class, "--threads", str(threads)]
-    env = {**os.environ, "GUNICORN_ACCESS_LOG": ""}
-    if server == "asgi" or threads > 1:
-        env["DB_POOL"] = "true"
-    server = subprocess.Popen(cmd, cwd=ROOT, env=env)
-    deadline = time.monotonic() + start_seconds
-    while time.monotonic() < deadline:
-        try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            c.request("GET", "/accounts/login/")
-            if c.getresponse().status == 200:
-                break
-        except OSError:
-            time.sleep(0.2)
-    else:
-        server.kill()
-        raise SystemExit("gunicorn did not start")
-    # Each worker imports the URLconf and the apps on its first request: not measured.
-    for _ in range(workers * 4):
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        c.request("GET", "/accounts/login/")
-        c.getresponse().read()
-    return server
 
 
 @dataclass
@@ -497,26 +128,37 @@ def run_phase(
     start.value = start_at
     while time.time() < start_at:
         time.sleep(0.005)
-    servers = lambda: children(server_pid)  # noqa: E731
-    cpu0 = {
-        "gunicorn": process_cpu(servers()),
-        "postgres": process_cpu(pids_named("postgres")),
-        "redis": process_cpu(pids_named("redis-server")),
-    }
+    cpu0 = platform_cpu(server_pid)
     results = collect(procs, out)
-    cpu1 = {
-        "gunicorn": process_cpu(servers()),
-        "postgres": process_cpu(pids_named("postgres")),
-        "redis": process_cpu(pids_named("redis-server")),
-    }
+    cpu1 = platform_cpu(server_pid)
     for p in procs:
         p.join()
+    cpu = {k: cpu_since(cpu0[k], cpu1[k]) for k in cpu0}
+    phase = phase_of(results, cpu, n=n, rate=rate, start_at=start_at, stop_at=stop_at)
+    for r in results:
+        for e in r.errors[:3]:
+            print(f"  error: {e}", file=sys.stderr)
+    return phase, [t for r in results for t in r.acknowledged]
+
+
+def platform_cpu(server_pid: int) -> dict[str, dict[int, float]]:
+    """CPU seconds so far of each process of gunicorn's workers, PostgreSQL and Redis."""
+    return {
+        "gunicorn": process_cpu(children(server_pid)),
+        "postgres": process_cpu(pids_named("postgres")),
+        "redis": process_cpu(pids_named("redis-server")),
+    }
+
+
+def phase_of(
+    results: list[Result], cpu: dict[str, float], *, n: int, rate: float | None, start_at: float, stop_at: float
+) -> Phase:
+    """The phase's figures from its assessors' results and the platform's CPU seconds."""
     lat = sorted(x for r in results for x in r.latencies)
     judged = len(lat)
     q = statistics.quantiles(lat, n=100, method="inclusive") if len(lat) > 1 else [lat[0] if lat else 0.0] * 99
-    cpu = {k: cpu_since(cpu0[k], cpu1[k]) for k in cpu0}
-    cpu["assessors"] = sum(r.cpu for r in results)
-    phase = Phase(
+    cpu = {**cpu, "assessors": sum(r.cpu for r in results)}
+    return Phase(
         n=n,
         mode=f"paced {rate:g}/s" if rate else "closed loop",
         # Until the last response: a paced run whose server fell behind takes longer than planned.
@@ -530,10 +172,6 @@ def run_phase(
         cpu_ms={k: 1000 * v / max(judged, 1) for k, v in cpu.items()},
         rate=rate,
     )
-    for r in results:
-        for e in r.errors[:3]:
-            print(f"  error: {e}", file=sys.stderr)
-    return phase, [t for r in results for t in r.acknowledged]
 
 
 def collect(procs: list[Any], out: Any) -> list[Result]:
@@ -585,25 +223,30 @@ def check_stored(accounts: list[str], acknowledged: list[str]) -> str:
     )
 
 
-def server_environment(database_url: str, redis_url: str, name: str) -> None:
-    """The environment a benchmark's Django and gunicorn run in: production settings on the bench's own database
-    and Redis db, no eager tasks, no request log."""
-    os.environ.update(
-        DATABASE_URL=database_url,
-        REDIS_URL=redis_url,
-        DJANGO_SETTINGS_MODULE="config.settings",
-        DEBUG="false",
-        SECRET_KEY=f"{name}-{random.getrandbits(64):x}",
-        ALLOWED_HOSTS="127.0.0.1,localhost",
-        LOG_LEVEL="WARNING",
-        CELERY_TASK_ALWAYS_EAGER="false",
-        # A closed loop submits as fast as the server answers, far above any person: it measures the server,
-        # not the API's per-user throttle (docs/operations.md, "Logins").
-        API_THROTTLE_USER="1000000/min",
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
+    a = arguments(argv)
+    phases = sorted(set(a.assessors))
+    made = data_set_up(a.topics, phases)
+    server = gunicorn_start(a.port, a.workers, a.server, a.worker_class, a.threads)
+    try:
+        results = phases_run(made["accounts"], phases, a, server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    print_table(results, a)
+    if a.json:
+        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.json).write_text(
+            json.dumps(
+                [{**phase.__dict__, "per_second": phase.per_second, "stored": check} for phase, check in results],
+                indent=1,
+            )
+            + "\n"
+        )
+    return 0 if all(check.startswith("ok") for _, check in results) else 1
+
+
+def arguments(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--assessors", type=int, nargs="+", default=[1, 5, 20], help="N for each closed-loop phase")
     ap.add_argument("--seconds", type=float, default=10.0, help="measured seconds per phase (default 10)")
@@ -627,8 +270,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--port", type=int, default=8019)
     ap.add_argument("--topics", type=int, default=60, help="real test topics in the campaign (default 60)")
     ap.add_argument("--json", help="also write the figures to this file")
-    a = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
+
+def data_set_up(topics: int, phases: list[int]) -> dict[str, Any]:
+    """The benchmark's own database and Redis db, emptied, and its data (judge_data.populate)."""
     database_url = os.environ.get("BENCH_JUDGE_DATABASE_URL", DEFAULT_DB)
     redis_url = os.environ.get("BENCH_JUDGE_REDIS_URL", DEFAULT_REDIS)
     server_environment(database_url, redis_url, "bench-judge")
@@ -636,73 +282,43 @@ def main(argv: list[str] | None = None) -> int:
     import redis
 
     redis.Redis.from_url(redis_url).flushdb()
-    phases = sorted(set(a.assessors))
     t0 = time.monotonic()
     setup_database(database_url)
     import django
 
     django.setup()
-    made = populate(a.topics, phases)
+    made = populate(topics, phases)
     from django.db import connections
 
     connections.close_all()
     print(
-        f"data: {a.topics} real topics, {made['pairs']} pairs, {sum(len(v) for v in made['accounts'].values())} "
-        f"assessors ({min(TOPICS_PER_ASSESSOR, a.topics)} topics each), set up in {time.monotonic() - t0:.1f} s",
+        f"data: {topics} real topics, {made['pairs']} pairs, {sum(len(v) for v in made['accounts'].values())} "
+        f"assessors ({min(TOPICS_PER_ASSESSOR, topics)} topics each), set up in {time.monotonic() - t0:.1f} s",
         file=sys.stderr,
     )
-    server = gunicorn_start(a.port, a.workers, a.server, a.worker_class, a.threads)
+    return made
+
+
+def phases_run(
+    accounts_of: dict[int, list[str]], phases: list[int], a: argparse.Namespace, server_pid: int
+) -> list[tuple[Phase, str]]:
+    """Each closed-loop phase, then each paced one at the largest N: its figures and its stored-once check."""
     url = f"http://127.0.0.1:{a.port}"
     results: list[tuple[Phase, str]] = []
-    try:
-        plan: list[tuple[int, float | None]] = [(n, None) for n in phases]
-        plan += [(max(phases), rate) for rate in a.rate if rate > 0]
-        for n, rate in plan:
-            # A paced phase uses fresh accounts of the same size: its own queues, its own stored-once check.
-            accounts = made["accounts"][n] if rate is None else paced_accounts(n, rate)
-            phase, acknowledged = run_phase(accounts, url, a.via, a.seconds, rate, server.pid)
-            check = check_stored(accounts, acknowledged)
-            results.append((phase, check))
-            print(
-                f"N={n:>2} {phase.mode:<13} {phase.judgments:>6} judgments {phase.per_second:7.1f}/s  p50 {phase.p50:6.1f}"
-                f"  p95 {phase.p95:6.1f}  p99 {phase.p99:6.1f} ms  errors {phase.errors}  stored: {check}",
-                file=sys.stderr,
-            )
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-    print_table(results, a)
-    if a.json:
-        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(
-            json.dumps(
-                [{**phase.__dict__, "per_second": phase.per_second, "stored": check} for phase, check in results],
-                indent=1,
-            )
-            + "\n"
+    plan: list[tuple[int, float | None]] = [(n, None) for n in phases]
+    plan += [(max(phases), rate) for rate in a.rate if rate > 0]
+    for n, rate in plan:
+        # A paced phase uses fresh accounts of the same size: its own queues, its own stored-once check.
+        accounts = accounts_of[n] if rate is None else paced_accounts(n, rate)
+        phase, acknowledged = run_phase(accounts, url, a.via, a.seconds, rate, server_pid)
+        check = check_stored(accounts, acknowledged)
+        results.append((phase, check))
+        print(
+            f"N={n:>2} {phase.mode:<13} {phase.judgments:>6} judgments {phase.per_second:7.1f}/s  p50 {phase.p50:6.1f}"
+            f"  p95 {phase.p95:6.1f}  p99 {phase.p99:6.1f} ms  errors {phase.errors}  stored: {check}",
+            file=sys.stderr,
         )
-    return 0 if all(check.startswith("ok") for _, check in results) else 1
-
-
-def paced_accounts(n: int, rate: float) -> list[str]:
-    """n more assessors, like a phase's, for a paced run."""
-    from judging import services
-    from judging.models import Assignment, Campaign, Condition
-
-    campaign = Campaign.objects.get(name="bench-judge")
-    topics = list(campaign.topics.order_by("topic_id"))
-    names = []
-    for k in range(n):
-        name = f"bench-judge-paced{rate:g}-{k + 1:02d}"
-        user = services.assessor_create(username=name, password=PASSWORD)
-        mine = topics_of(k, topics, shift=3)
-        services.assignments_create(campaign=campaign, assessor=user, topics=mine, condition=Condition.FROM_SCRATCH)
-        names.append(name)
-    assert Assignment.objects.filter(assessor__username__in=names).count() == n * min(TOPICS_PER_ASSESSOR, len(topics))
-    from django.db import connections
-
-    connections.close_all()
-    return names
+    return results
 
 
 def print_table(results: list[tuple[Phase, str]], a: argparse.Namespace) -> None:

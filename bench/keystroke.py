@@ -271,7 +271,7 @@ def run_with_load(
     return frame, painted, check
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--keys", type=int, default=100, help="keystrokes measured per load (default 100)")
     ap.add_argument("--interval", type=float, default=2.5, help="seconds between keystrokes (default 2.5)")
@@ -284,8 +284,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--rtt", type=float, default=0.0, help="emulated round trip in ms (Chromium's network emulation); steady keys"
     )
-    a = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
+
+def prepare(a: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    """The database, the load's accounts and the browser's assignment; returns (what populate made, assignment)."""
     database_url = os.environ.get("BENCH_KEYSTROKE_DATABASE_URL", DEFAULT_DB)
     redis_url = os.environ.get("BENCH_KEYSTROKE_REDIS_URL", DEFAULT_REDIS)
     load.server_environment(database_url, redis_url, "bench-keystroke")
@@ -303,11 +306,15 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"data: {a.topics} real topics, {made['pairs']} pairs, set up in {time.monotonic() - t0:.1f} s", file=sys.stderr
     )
+    return made, assignment
+
+
+def measure_loads(a: argparse.Namespace, made: dict[str, Any], assignment: int) -> list[tuple[str, Any, Any, str]]:
+    """One row per load mode: (label, keydown to frame, keydown to painted, the load's check)."""
     port = a.port or free_port()
     server = load.gunicorn_start(port, a.workers, "wsgi", "sync", 1, start_seconds=300)
     url = f"http://127.0.0.1:{port}"
     rows = []
-    keys_done = 0
     try:
         for mode in a.load:
             if mode == "closed":
@@ -317,7 +324,6 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 accounts, rate = [], None
             frame, painted, check = run_with_load(mode, url, server.pid, accounts, rate, a, assignment)
-            keys_done += a.keys
             label = {"closed": f"N={a.assessors} closed loop", "paced": f"N={a.assessors} paced {a.rate:g}/s"}.get(
                 mode, "no load"
             )
@@ -332,7 +338,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.terminate()
         server.wait(timeout=30)
-    stored = check_browser_judgments(keys_done)
+    return rows
+
+
+def report(a: argparse.Namespace, rows: list[tuple[str, Any, Any, str]], stored: str) -> None:
     network = f", {a.rtt:g} ms emulated round trip, keys on a steady clock" if a.rtt else ""
     print(
         f"\nbench/keystroke.py: {a.keys} keystrokes a load, one every {a.interval:g} s{network}, Chromium at 1366x768,"
@@ -360,6 +369,10 @@ def main(argv: list[str] | None = None) -> int:
                 f" {painted['most_in_one']:.0f} in one)"
             )
     print(f"  the browser's assessor: {stored}")
+    report_goal(a, rows)
+
+
+def report_goal(a: argparse.Namespace, rows: list[tuple[str, Any, Any, str]]) -> None:
     b = BEFORE_MS
     print(
         f"\nBefore (the issue, one request per keystroke): {b['min']:.0f}-{b['max']:.0f} ms, median {b['median']:.0f}."
@@ -372,6 +385,14 @@ def main(argv: list[str] | None = None) -> int:
             f"  {label}: p95 {painted['p95']:.1f} ms -> {verdict}; median {b['median'] / painted['median']:.1f}x lower"
             f" than before"
         )
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parse_args(argv)
+    made, assignment = prepare(a)
+    rows = measure_loads(a, made, assignment)
+    stored = check_browser_judgments(a.keys * len(rows))
+    report(a, rows, stored)
     ok = stored.startswith("ok") and all("FAILED" not in check for *_, check in rows)
     return 0 if ok else 1
 

@@ -30,26 +30,17 @@ worker bench/prelabel.py's.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
-import http.client
 import json
 import math
 import multiprocessing as mp
 import os
 import random
-import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
-import threading
 import time
-import urllib.parse
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,270 +48,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 import judge as load  # noqa: E402  (bench/judge.py: the data, the server environment, gunicorn, the assessor's HTTP)
 import prelabel  # noqa: E402  (bench/prelabel.py: the pre-label campaign, the fake LLM server, the Celery worker)
+from soak_assessor import GIVE_UP_SECONDS, Outcome, assessor_group  # noqa: E402
+from soak_platform import OwnRedis, Sampler, free_port, processes, rss_mb, stop  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/assess_soak"
 GOAL_P95_SUBMIT_MS = 50.0
-PACE_SECONDS = (5.0, 20.0)
-BURST_PROBABILITY = 0.08
-BURST_LENGTH = (3, 8)
-BURST_GAP_SECONDS = (0.25, 0.5)
-PAGE_LOAD_PROBABILITY = 0.2
-GIVE_UP_SECONDS = 120.0  # a card unanswered this long is given up (not acknowledged; counted)
 ASSESSORS_PER_PROCESS = 10
 KILL_AT, REDIS_AT = 0.40, 0.65
-
-
-# --- the simulated assessor -------------------------------------------------------------------------
-
-
-@dataclass
-class Outcome:
-    submit_ms: list[float] = field(default_factory=list)
-    next_ms: list[float] = field(default_factory=list)
-    acknowledged: list[str] = field(default_factory=list)
-    statuses: Counter[str] = field(default_factory=Counter)
-    given_up: int = 0
-    ran_out: int = 0
-    errors: list[str] = field(default_factory=list)
-
-
-def answered(statuses: Counter[str], send: Any) -> tuple[int, Any]:
-    """Send until the platform answers 200 (the judging page's own retry): a 503 or a dropped connection is counted
-    and sent again after a short wait. Returns the status and what `send` returned."""
-    first = time.time()
-    wait = 0.5
-    while True:
-        try:
-            status, value = send()
-            statuses[str(status)] += 1
-        except (OSError, http.client.HTTPException, RuntimeError) as exc:
-            # A dropped connection (a worker killed mid-request), or a page that failed on the way (RuntimeError).
-            statuses[type(exc).__name__] += 1
-            status, value = 0, None
-        if status == 200 or (status not in (0, 502, 503, 504)):
-            return status, value
-        if time.time() - first > GIVE_UP_SECONDS:
-            return status, value
-        time.sleep(wait)
-        wait = min(wait * 1.5, 3.0)
-
-
-def reload_card(b: load.Browser, assignment: int) -> tuple[int, load.Card | None]:
-    """The judging page, as a reload shows it: its status, and the card on it."""
-    status, body, _ = b.request("GET", f"/judge/{assignment}/")
-    return status, (load.parse_page(body, assignment, b) if status == 200 else None)
-
-
-def signed_in(username: str, url: str) -> tuple[load.Browser, load.Card | None]:
-    """Log in through the login page and open the queue's first card, before the clock starts (fifty password
-    hashes at once on a busy machine take minutes: not measured). A timeout or a refusal is tried again."""
-    u = urllib.parse.urlsplit(url)
-    for attempt in range(10):
-        b = load.Browser(u.hostname or "127.0.0.1", u.port or 80)
-        try:
-            load.login(b, username)
-            return b, load.first_card_page(b)
-        except (OSError, http.client.HTTPException, RuntimeError, SystemExit):
-            time.sleep(1.0 + attempt)
-    raise RuntimeError(f"{username} could not log in")
-
-
-def one_assessor(
-    username: str, b: load.Browser, card: load.Card | None, start_at: float, stop_at: float, out: Outcome
-) -> None:
-    """Judge at a human pace until the end: the judging page's htmx submit, whose response is the next card, and
-    now and then a reload of the judging page."""
-    rng = random.Random(username)
-    # Assessors do not start in step: the first judgment comes some seconds after the common start.
-    due = start_at + rng.uniform(0.0, min(PACE_SECONDS[1], (stop_at - start_at) / 4))
-    burst = 0
-    while card is not None:
-        if due >= stop_at:
-            break
-        time.sleep(max(0.0, due - time.time()))
-        if rng.random() < PAGE_LOAD_PROBABILITY and burst == 0:
-            sent = time.time()
-            status, reloaded = answered(out.statuses, functools.partial(reload_card, b, card.assignment))
-            if status == 200:
-                out.next_ms.append((time.time() - sent) * 1000)
-                card = reloaded
-                if card is None:
-                    break
-        sent = time.time()
-        this = card
-        status, nxt = answered(out.statuses, functools.partial(load.submit_page, b, this, rng.choice(load.LABELS)))
-        if status != 200:
-            out.given_up += 1
-            out.errors.append(f"{username}: submit answered {status}")
-            break
-        out.submit_ms.append((time.time() - sent) * 1000)
-        out.acknowledged.append(this.token)
-        card = nxt
-        if burst:
-            burst -= 1
-        elif rng.random() < BURST_PROBABILITY:
-            burst = rng.randint(*BURST_LENGTH)
-        gap = rng.uniform(*BURST_GAP_SECONDS) if burst else rng.uniform(*PACE_SECONDS)
-        due = time.time() + gap
-    if card is None:
-        out.ran_out += 1
-
-
-def assessor_group(usernames: list[str], url: str, start: Any, seconds: float, ready: Any, out: Any) -> None:
-    """One process of several assessors, a thread each (at a human pace one process carries ten easily)."""
-    outcomes = [Outcome() for _ in usernames]
-    sessions: list[tuple[load.Browser, load.Card | None] | None] = [None] * len(usernames)
-
-    def sign_in(k: int) -> None:
-        try:
-            sessions[k] = signed_in(usernames[k], url)
-        except RuntimeError as exc:
-            outcomes[k].errors.append(str(exc))
-
-    for k in range(len(usernames)):  # one at a time in each process: a queue of logins would time out
-        sign_in(k)
-    ready.put(os.getpid())
-    while not start.value:
-        time.sleep(0.01)
-
-    def run(k: int) -> None:
-        session = sessions[k]
-        if session is None:
-            return
-        try:
-            one_assessor(usernames[k], *session, start.value, start.value + seconds, outcomes[k])
-        except Exception as exc:  # reported, not hidden: the run fails on it
-            outcomes[k].errors.append(f"{usernames[k]}: {type(exc).__name__}: {exc}")
-
-    threads = [threading.Thread(target=run, args=(k,)) for k in range(len(usernames))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    total = Outcome()
-    for o in outcomes:
-        total.submit_ms += o.submit_ms
-        total.next_ms += o.next_ms
-        total.acknowledged += o.acknowledged
-        total.statuses.update(o.statuses)
-        total.given_up += o.given_up
-        total.ran_out += o.ran_out
-        total.errors += o.errors
-    out.put(total)
-
-
-# --- the platform's processes -----------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class OwnRedis:
-    """A redis-server of the soak's own, on a free port, its append-only file in a temporary folder."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.dir = tempfile.mkdtemp(prefix="assess-soak-redis-")
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.restarts = 0
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir]
-        cmd += ["--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--loglevel", "warning"]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        return
-            except OSError:
-                time.sleep(0.1)
-        raise SystemExit("the soak's redis-server did not start")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()  # redis-server writes its append-only file out and exits
-            self.proc.wait(timeout=30)
-
-    def restart(self, down_seconds: float) -> None:
-        self.stop()
-        time.sleep(down_seconds)
-        self.start()
-        self.restarts += 1
-
-    def remove(self) -> None:
-        self.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    """Ask a process to stop; kill it if it has not within 15 s (a Celery worker's warm shutdown waits for its
-    task, a pre-label chunk that may take a while)."""
-    descendants = load.children(proc.pid)
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=15)
-    for pid in descendants:  # a pool process its killed parent left behind
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-
-
-def rss_mb(pid: int) -> float | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-def processes(roles: dict[str, int], extra: dict[str, list[int]]) -> dict[str, int]:
-    """Each process of the platform by a role name: the masters, their children, and the given lists."""
-    out: dict[str, int] = {}
-    for role, pid in roles.items():
-        out[role] = pid
-        for k, child in enumerate(load.children(pid)):
-            out[f"{role} child {k + 1} (pid {child})"] = child
-    for role, pids in extra.items():
-        for k, pid in enumerate(pids):
-            out[f"{role} {k + 1}"] = pid
-    return out
-
-
-class Sampler(threading.Thread):
-    """Each second: the connections to the soak's database, and the load average."""
-
-    def __init__(self, admin_url: str, database: str) -> None:
-        super().__init__(daemon=True)
-        self.admin_url, self.database = admin_url, database
-        self.stopping = threading.Event()
-        self.connections: list[int] = []
-        self.load: list[float] = []
-
-    def run(self) -> None:
-        import psycopg
-
-        with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            while not self.stopping.wait(1.0):
-                row = conn.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
-                    [self.database],
-                ).fetchone()
-                self.connections.append(int(row[0]) if row else 0)
-                self.load.append(os.getloadavg()[0])
 
 
 def quantiles(values: list[float]) -> dict[str, float]:
@@ -333,7 +67,64 @@ def quantiles(values: list[float]) -> dict[str, float]:
 # --- the run ----------------------------------------------------------------------------------------
 
 
+@dataclass
+class Platform:
+    """What the soak started, and where it answers: the Celery worker, gunicorn, the fake LLM server."""
+
+    worker: subprocess.Popen[bytes] | None = None
+    server: subprocess.Popen[bytes] | None = None
+    url: str = ""
+    llm_url: str = ""
+
+
+@dataclass
+class Run:
+    """What the run measured."""
+
+    pairs: int  # pairs to pre-label
+    start_at: float
+    ended: float
+    total: Outcome
+    stored: dict[str, int]
+    events: list[str]
+    rss_before: dict[str, float | None]
+    rss_after: dict[str, float | None]
+    load_before: tuple[float, float, float]
+    load_after: tuple[float, float, float]
+    sampler: Sampler
+    labelled: int
+    job_status: str
+
+
 def main(argv: list[str] | None = None) -> int:
+    a = arguments(argv)
+    redis = OwnRedis()
+    redis.start()
+    database_url = os.environ.get("BENCH_SOAK_DATABASE_URL", DEFAULT_DB)
+    load.server_environment(database_url, redis.url, "bench-soak")
+    sys.path.insert(0, str(ROOT))
+    parent, child = mp.Pipe()
+    llm_server = mp.get_context("spawn").Process(target=prelabel.serve, args=(a.llm_latency, child), daemon=True)
+    platform = Platform()
+    try:
+        run = soak(a, database_url, redis, llm_server, parent, platform)
+    finally:
+        for proc in (platform.server, platform.worker):
+            if proc is not None:
+                stop(proc)
+        if llm_server.is_alive():
+            parent.send("stop")
+            llm_server.join(timeout=5)
+        redis.remove()
+    figures = figures_of(a, run, redis)
+    report(figures)
+    if a.json:
+        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.json).write_text(json.dumps(figures, indent=1) + "\n")
+    return 0 if figures["ok"] else 1
+
+
+def arguments(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--minutes", type=float, default=20.0, help="length of the run (default 20)")
     ap.add_argument("--assessors", type=int, default=50, help="simulated assessors (default 50)")
@@ -347,137 +138,177 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--redis-down", type=float, default=3.0, help="seconds Redis stays down (default 3)")
     ap.add_argument("--port", type=int, default=0, help="gunicorn's port (default: a free one)")
     ap.add_argument("--json", help="also write the figures to this file")
-    a = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def soak(
+    a: argparse.Namespace, database_url: str, redis: OwnRedis, llm_server: Any, llm_pipe: Any, platform: Platform
+) -> Run:
+    """The data, the platform (recorded in `platform` as it starts, for the caller to stop), the assessors for
+    `--minutes`, the faults at their moments, and what was stored."""
     seconds = a.minutes * 60
+    accounts, pairs, campaign = data_set_up(a, database_url)
+    llm_server.start()
+    platform.llm_url = llm_pipe.recv()
+    platform.worker = prelabel.worker_start(a.celery, database_url, redis.url, platform.llm_url, start_seconds=300)
+    port = a.port or free_port()
+    platform.server = load.gunicorn_start(port, a.workers, "wsgi", "sync", 1, start_seconds=180)
+    platform.url = f"http://127.0.0.1:{port}"
+    start, out, procs, assessor_pids = assessors_start(accounts, platform.url, seconds)
+    roles = {
+        "gunicorn master": platform.server.pid,
+        "celery worker": platform.worker.pid,
+        "redis-server": redis.proc.pid,  # type: ignore[union-attr]
+    }
+    extra = {"fake LLM server": [llm_server.pid or 0], "soak driver": [os.getpid()], "assessor process": assessor_pids}
+    before = {role: rss_mb(pid) for role, pid in processes(roles, extra).items()}
+    sampler = Sampler(database_url.rsplit("/", 1)[0] + "/postgres", database_url.rsplit("/", 1)[1])
+    sampler.start()
+    load_before = os.getloadavg()
+    llm_judge, job = prelabel_job_start(campaign, platform.llm_url, a.llm_concurrency)
+    start_at = time.time() + 1.0
+    start.value = start_at
+    print(f"soak: {a.minutes:g} min from {time.strftime('%H:%M:%S', time.gmtime(start_at))} UTC", file=sys.stderr)
+    events = faults(platform.server, redis, roles, start_at=start_at, seconds=seconds, redis_down=a.redis_down)
+    results: list[Outcome] = [out.get(timeout=seconds + 2 * GIVE_UP_SECONDS + 300) for _ in procs]
+    ended = time.time()
+    after = {role: rss_mb(pid) for role, pid in processes(roles, extra).items()}
+    load_after = os.getloadavg()
+    sampler.stopping.set()
+    sampler.join(timeout=5)
+    for p in procs:
+        p.join(timeout=30)
+    total = Outcome.total(results)
+    stored = load.stored_counts(accounts, total.acknowledged)
+    labelled, job_status = prelabel_done(llm_judge, job)
+    return Run(
+        pairs=pairs,
+        start_at=start_at,
+        ended=ended,
+        total=total,
+        stored=stored,
+        events=events,
+        rss_before=before,
+        rss_after=after,
+        load_before=load_before,
+        load_after=load_after,
+        sampler=sampler,
+        labelled=labelled,
+        job_status=job_status,
+    )
 
-    redis = OwnRedis()
-    redis.start()
-    database_url = os.environ.get("BENCH_SOAK_DATABASE_URL", DEFAULT_DB)
-    load.server_environment(database_url, redis.url, "bench-soak")
-    sys.path.insert(0, str(ROOT))
-    parent, child = mp.Pipe()
-    llm_server = mp.get_context("spawn").Process(target=prelabel.serve, args=(a.llm_latency, child), daemon=True)
-    server = worker = None
-    try:
-        t0 = time.monotonic()
-        load.setup_database(database_url)
-        import django
 
-        django.setup()
-        made = load.populate(a.topics, [a.assessors])
-        accounts = made["accounts"][a.assessors]
-        # The pre-label campaign: as many pairs as the fake LLM's ceiling gets through in the run, and a tenth more.
-        pairs = max(50, math.ceil(seconds * a.llm_concurrency / a.llm_latency * 1.1))
-        campaign = prelabel.campaign_build("soak-prelabel", pairs)
-        from django.db import connections
+def data_set_up(a: argparse.Namespace, database_url: str) -> tuple[list[str], int, Any]:
+    """The judged campaign and its assessors (bench/judge.py's data), and the pre-label campaign: as many pairs as
+    the fake LLM's ceiling gets through in the run, and a tenth more. Returns the accounts, the pairs to
+    pre-label and the pre-label campaign."""
+    t0 = time.monotonic()
+    load.setup_database(database_url)
+    import django
 
-        connections.close_all()
-        print(
-            f"data: {a.topics} real topics, {made['pairs']} pairs to judge, {a.assessors} assessors, {pairs} pairs to"
-            f" pre-label; set up in {time.monotonic() - t0:.1f} s",
-            file=sys.stderr,
-        )
-        llm_server.start()
-        base_url = parent.recv()
-        worker = prelabel.worker_start(a.celery, database_url, redis.url, base_url, start_seconds=300)
-        port = a.port or free_port()
-        server = load.gunicorn_start(port, a.workers, "wsgi", "sync", 1, start_seconds=180)
-        url = f"http://127.0.0.1:{port}"
+    django.setup()
+    made = load.populate(a.topics, [a.assessors])
+    pairs = max(50, math.ceil(a.minutes * 60 * a.llm_concurrency / a.llm_latency * 1.1))
+    campaign = prelabel.campaign_build("soak-prelabel", pairs)
+    from django.db import connections
 
-        ctx = mp.get_context("spawn")
-        start, ready, out = ctx.Value("d", 0.0), ctx.Queue(), ctx.Queue()
-        groups = [accounts[k : k + ASSESSORS_PER_PROCESS] for k in range(0, len(accounts), ASSESSORS_PER_PROCESS)]
-        procs = [ctx.Process(target=assessor_group, args=(g, url, start, seconds, ready, out)) for g in groups]
-        for p in procs:
-            p.start()
-        assessor_pids = [ready.get(timeout=1200) for _ in procs]
-        roles = {"gunicorn master": server.pid, "celery worker": worker.pid, "redis-server": redis.proc.pid}  # type: ignore[union-attr]
-        extra = {
-            "fake LLM server": [llm_server.pid or 0],
-            "soak driver": [os.getpid()],
-            "assessor process": assessor_pids,
-        }
-        before = {role: rss_mb(pid) for role, pid in processes(roles, extra).items()}
-        sampler = Sampler(database_url.rsplit("/", 1)[0] + "/postgres", database_url.rsplit("/", 1)[1])
-        sampler.start()
-        load_before = os.getloadavg()
+    connections.close_all()
+    print(
+        f"data: {a.topics} real topics, {made['pairs']} pairs to judge, {a.assessors} assessors, {pairs} pairs to"
+        f" pre-label; set up in {time.monotonic() - t0:.1f} s",
+        file=sys.stderr,
+    )
+    return made["accounts"][a.assessors], pairs, campaign
 
-        from judging.llm import jobs, services
-        from judging.llm.models import LLMResult, PrelabelJob, Provider
 
-        llm = services.llm_judge_create(
-            name="soak-llm",
-            model="bench",
-            provider=Provider.COMPATIBLE,
-            base_url=base_url,
-            max_concurrency=a.llm_concurrency,
-        )
-        job = jobs.prelabel_job_create(campaign=campaign, judge=llm.judge)
-        connections.close_all()
-        start_at = time.time() + 1.0
-        start.value = start_at
-        print(f"soak: {a.minutes:g} min from {time.strftime('%H:%M:%S', time.gmtime(start_at))} UTC", file=sys.stderr)
+def assessors_start(accounts: list[str], url: str, seconds: float) -> tuple[Any, Any, list[Any], list[int]]:
+    """The assessor processes, ten assessors each, every one signed in and waiting for the start. Returns the
+    start (a shared value: set it to the start time), the queue of their outcomes, the processes and their pids."""
+    ctx = mp.get_context("spawn")
+    start, ready, out = ctx.Value("d", 0.0), ctx.Queue(), ctx.Queue()
+    groups = [accounts[k : k + ASSESSORS_PER_PROCESS] for k in range(0, len(accounts), ASSESSORS_PER_PROCESS)]
+    procs = [ctx.Process(target=assessor_group, args=(g, url, start, seconds, ready, out)) for g in groups]
+    for p in procs:
+        p.start()
+    assessor_pids = [ready.get(timeout=1200) for _ in procs]
+    return start, out, procs, assessor_pids
 
-        # The faults, at their moments.
-        events: list[str] = []
-        time.sleep(max(0.0, start_at + KILL_AT * seconds - time.time()))
-        victims = load.children(server.pid)
-        if victims:
-            victim = random.Random(7).choice(victims)
-            os.kill(victim, signal.SIGKILL)
-            events.append(f"{time.time() - start_at:7.1f} s: gunicorn worker {victim} SIGKILLed")
-            print(events[-1], file=sys.stderr)
-        time.sleep(max(0.0, start_at + REDIS_AT * seconds - time.time()))
-        old = redis.proc.pid  # type: ignore[union-attr]
-        redis.restart(a.redis_down)
-        events.append(
-            f"{time.time() - start_at:7.1f} s: redis-server {old} stopped, restarted after {a.redis_down:g} s as"
-            f" {redis.proc.pid}"  # type: ignore[union-attr]
-        )
+
+def prelabel_job_start(campaign: Any, llm_url: str, concurrency: int) -> tuple[Any, Any]:
+    """The LLM judge on the fake server and its pre-label job of the campaign, which the Celery worker runs."""
+    from django.db import connections
+
+    from judging.llm import jobs, services
+    from judging.llm.models import Provider
+
+    llm = services.llm_judge_create(
+        name="soak-llm",
+        model="bench",
+        provider=Provider.COMPATIBLE,
+        base_url=llm_url,
+        max_concurrency=concurrency,
+    )
+    job = jobs.prelabel_job_create(campaign=campaign, judge=llm.judge)
+    connections.close_all()
+    return llm, job
+
+
+def faults(
+    server: subprocess.Popen[bytes],
+    redis: OwnRedis,
+    roles: dict[str, int],
+    *,
+    start_at: float,
+    seconds: float,
+    redis_down: float,
+) -> list[str]:
+    """At KILL_AT of the run a gunicorn worker SIGKILLed, at REDIS_AT Redis restarted (its new pid in `roles`).
+    Returns what happened, a line each."""
+    events: list[str] = []
+    time.sleep(max(0.0, start_at + KILL_AT * seconds - time.time()))
+    victims = load.children(server.pid)
+    if victims:
+        victim = random.Random(7).choice(victims)
+        os.kill(victim, signal.SIGKILL)
+        events.append(f"{time.time() - start_at:7.1f} s: gunicorn worker {victim} SIGKILLed")
         print(events[-1], file=sys.stderr)
-        roles["redis-server"] = redis.proc.pid  # type: ignore[union-attr]
+    time.sleep(max(0.0, start_at + REDIS_AT * seconds - time.time()))
+    old = redis.proc.pid  # type: ignore[union-attr]
+    redis.restart(redis_down)
+    events.append(
+        f"{time.time() - start_at:7.1f} s: redis-server {old} stopped, restarted after {redis_down:g} s as"
+        f" {redis.proc.pid}"  # type: ignore[union-attr]
+    )
+    print(events[-1], file=sys.stderr)
+    roles["redis-server"] = redis.proc.pid  # type: ignore[union-attr]
+    return events
 
-        results: list[Outcome] = [out.get(timeout=seconds + 2 * GIVE_UP_SECONDS + 300) for _ in procs]
-        ended = time.time()
-        after = {role: rss_mb(pid) for role, pid in processes(roles, extra).items()}
-        load_after = os.getloadavg()
-        sampler.stopping.set()
-        sampler.join(timeout=5)
-        for p in procs:
-            p.join(timeout=30)
 
-        total = Outcome()
-        for r in results:
-            total.submit_ms += r.submit_ms
-            total.next_ms += r.next_ms
-            total.acknowledged += r.acknowledged
-            total.statuses.update(r.statuses)
-            total.given_up += r.given_up
-            total.ran_out += r.ran_out
-            total.errors += r.errors
-        stored = load.stored_counts(accounts, total.acknowledged)
-        job = PrelabelJob.objects.get(pk=job.pk)
-        labelled = LLMResult.objects.filter(judge=llm.judge, status="labelled").count()
-        connections.close_all()
-    finally:
-        for proc in (server, worker):
-            if proc is not None:
-                stop(proc)
-        if llm_server.is_alive():
-            parent.send("stop")
-            llm_server.join(timeout=5)
-        redis.remove()
+def prelabel_done(llm: Any, job: Any) -> tuple[int, str]:
+    """The pairs the LLM judge labelled meanwhile, and its job's status."""
+    from django.db import connections
 
-    killed = any("SIGKILL" in e for e in events)
+    from judging.llm.models import LLMResult, PrelabelJob
+
+    job = PrelabelJob.objects.get(pk=job.pk)
+    labelled = LLMResult.objects.filter(judge=llm.judge, status="labelled").count()
+    connections.close_all()
+    return labelled, job.status
+
+
+def figures_of(a: argparse.Namespace, run: Run, redis: OwnRedis) -> dict[str, Any]:
+    total, stored, sampler = run.total, run.stored, run.sampler
+    killed = any("SIGKILL" in e for e in run.events)
     lost = stored["missing"]
     doubled = stored["doubled"] + stored["acknowledged_twice"]
     ok = lost == 0 and doubled == 0 and stored["not_acknowledged"] == 0 and killed and redis.restarts == 1
     ok = ok and not total.errors and total.given_up == 0
-    figures = {
+    before, after = run.rss_before, run.rss_after
+    return {
         "minutes": a.minutes,
         "assessors": a.assessors,
         "workers": a.workers,
-        "ran_seconds": ended - start_at,
+        "ran_seconds": run.ended - run.start_at,
         "judgments": stored,
         "lost": lost,
         "doubled": doubled,
@@ -490,12 +321,12 @@ def main(argv: list[str] | None = None) -> int:
         "pg_connections_samples": len(sampler.connections),
         "worker_killed": killed,
         "redis_restarts": redis.restarts,
-        "events": events,
-        "prelabel": {"pairs": pairs, "labelled": labelled, "job_status": job.status},
+        "events": run.events,
+        "prelabel": {"pairs": run.pairs, "labelled": run.labelled, "job_status": run.job_status},
         "rss_mb": {role: [before.get(role), after.get(role)] for role in sorted(set(before) | set(after))},
         "load_average": {
-            "before": load_before,
-            "after": load_after,
+            "before": run.load_before,
+            "after": run.load_after,
             "mean_1min": statistics.fmean(sampler.load) if sampler.load else 0.0,
             "max_1min": max(sampler.load, default=0.0),
         },
@@ -503,11 +334,6 @@ def main(argv: list[str] | None = None) -> int:
         "errors": total.errors[:20],
         "ok": ok,
     }
-    report(figures)
-    if a.json:
-        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(json.dumps(figures, indent=1) + "\n")
-    return 0 if ok else 1
 
 
 def report(f: dict[str, Any]) -> None:

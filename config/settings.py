@@ -90,7 +90,7 @@ INSTALLED_APPS = [
     "judging.llm",
     "metrics",
     "metrics.study",
-    "metrics.humanbudget",
+    "metrics.budget",
     "metrics.quality",
     # Failed logins recorded and locked out (issue 17, point 4): its attempts and their reset are in the admin.
     "axes",
@@ -174,7 +174,7 @@ if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and DB_POOL:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # django-axes first: it refuses a locked-out username+address before any password is checked; then Django's
-# model backend, with the session's user read in plain SQL (core/auth.py).
+# model backend (core/auth.py: Django's, under the dotted path signed-in sessions store).
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "core.auth.ModelBackend"]
 
 # Logins throttled (docs/operations.md, "Logins"): after LOGIN_FAILURE_LIMIT failures for one username from

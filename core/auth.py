@@ -1,5 +1,5 @@
-"""Who may do what: Django's model backend with a cheaper user read, the organizers' page check, and HTTP Basic
-that tells a locked-out client so."""
+"""Who may do what: Django's model backend, the organizers' page check, and HTTP Basic that tells a locked-out
+client so."""
 
 from __future__ import annotations
 
@@ -9,41 +9,21 @@ from typing import Any, TypeVar, cast
 
 from axes.handlers.proxy import AxesProxyHandler
 from axes.helpers import get_cool_off
-from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend as DjangoModelBackend
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from drf_spectacular.authentication import BasicScheme
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication
 
-from core.sql import columns, fields_of, from_row
-
 View = TypeVar("View", bound=Callable[..., HttpResponseBase])
 
 
 class ModelBackend(DjangoModelBackend):
-    """Django's model backend, reading the session's user in one plain statement: the ORM's `get` was a tenth
-    of the CPU of a judging keystroke. Everything else (passwords, permissions, inactive users refused) is
-    Django's."""
-
-    def get_user(self, user_id: Any) -> Any:
-        model = get_user_model()
-        fields = fields_of(model)
-        sql = (
-            f"SELECT {', '.join(columns('u', fields))} FROM {connection.ops.quote_name(model._meta.db_table)} u"
-            f" WHERE u.{connection.ops.quote_name(model._meta.pk.column)} = %s"
-        )
-        with connection.cursor() as cur:
-            cur.execute(sql, [user_id])
-            row = cur.fetchone()
-        if row is None:
-            return None
-        user = from_row(model, fields, row)
-        return user if self.user_can_authenticate(user) else None
+    """Django's model backend, as it is (passwords, permissions, the session's user read with the ORM, inactive
+    users refused), under the dotted path that signed-in sessions have stored since it had changes of its own."""
 
 
 def organizer_required(view: View) -> View:

@@ -138,7 +138,8 @@ class BuildConflictSerializer(serializers.Serializer):
 class CampaignViewSet(
     mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet
 ):
-    """Organizers only. Creating a campaign also builds its pairs."""
+    """Organizers only. Creating a campaign also builds its pairs, in one step: a build that stops (cited
+    passages without text) creates nothing and answers 409 naming them."""
 
     permission_classes = [IsAdminUser]
     serializer_class = CampaignOutputSerializer
@@ -156,30 +157,36 @@ class CampaignViewSet(
         data = CampaignOutputSerializer(campaigns, many=True, context=context).data
         return self.get_paginated_response(data) if page is not None else Response(data)
 
-    @extend_schema(request=CampaignInputSerializer, responses={201: CampaignOutputSerializer})
+    @extend_schema(
+        request=CampaignInputSerializer,
+        responses={
+            201: CampaignOutputSerializer,
+            409: OpenApiResponse(
+                BuildConflictSerializer, description="passages cited by the pool have no text: nothing was created"
+            ),
+        },
+    )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = CampaignInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        campaign = services.campaign_create(
-            name=v["name"],
-            runs=v["runs"],
-            topics=v["topics"],
-            depth=v["depth"],
-            guidelines=v.get("guidelines"),
-            post_edit_judge=v.get("post_edit_judge"),
-            highlight_evidence=v["highlight_evidence"],
-            queue_order=v["queue_order"],
-        )
         try:
-            services.campaign_build_pairs(campaign=campaign, allow_missing_text=v["allow_missing_text"])
-        except services.CampaignBuildError as exc:
-            body = {
-                **CampaignOutputSerializer(campaign).data,
-                "build_error": exc.message,
-                "missing_passages": exc.missing_passages,
-            }
-            return Response(body, status=status.HTTP_201_CREATED)
+            campaign, _summary = services.campaign_create_and_build(
+                name=v["name"],
+                runs=v["runs"],
+                topics=v["topics"],
+                depth=v["depth"],
+                guidelines=v.get("guidelines"),
+                post_edit_judge=v.get("post_edit_judge"),
+                highlight_evidence=v["highlight_evidence"],
+                queue_order=v["queue_order"],
+                allow_missing_text=v["allow_missing_text"],
+            )
+        except services.CampaignNotCreated as exc:
+            return Response(
+                {"detail": f"{exc.message} (allow_missing_text: true)", "missing_passages": exc.missing_passages},
+                status=status.HTTP_409_CONFLICT,
+            )
         campaign.refresh_from_db()
         return Response(CampaignOutputSerializer(campaign).data, status=status.HTTP_201_CREATED)
 

@@ -24,10 +24,9 @@ def load(out: TextIO) -> None:
         return
     judge = services.judge_get_or_create(name=LLM_JUDGE, kind=JudgeKind.LLM)
     topics = list(Topic.objects.filter(topic_id__in=DEMO_TOPICS).order_by("topic_id"))
-    campaign = services.campaign_create(
-        name=CAMPAIGN, runs=Run.objects.all(), topics=topics, depth=1, post_edit_judge=judge
+    campaign, summary = services.campaign_create_and_build(
+        name=CAMPAIGN, runs=Run.objects.all(), topics=topics, depth=1, post_edit_judge=judge, allow_missing_text=True
     )
-    summary = services.campaign_build_pairs(campaign=campaign, allow_missing_text=True)
     for username, condition in CONDITIONS.items():
         services.assignments_create(
             campaign=campaign, assessor=User.objects.get(username=username), topics=topics, condition=condition

@@ -22,6 +22,9 @@ else the citation is a tie and left out.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,8 +143,33 @@ def _split(spec: str) -> tuple[str, str | None]:
     return spec, None
 
 
+# A page names the same label sets many times (its form, its reports, its Table 3): within `label_sets_pinned`
+# (one request) each is read once. Never across requests: a new judgment can change a set.
+_PINNED: ContextVar[dict[Any, Any] | None] = ContextVar("label_sets_pinned", default=None)
+
+
+@contextmanager
+def label_sets_pinned() -> Iterator[None]:
+    token = _PINNED.set({})
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
+
+
 def label_set_get(spec: str) -> LabelSet:
     """The label set a spec names; LabelSetError (with what to write) when there is none, or it is ambiguous."""
+    pinned = _PINNED.get()
+    key = ("get", (spec or "").strip())
+    if pinned is None:
+        return _label_set_get(spec)
+    if key not in pinned:
+        found = _label_set_get(spec)
+        pinned[key] = pinned[("get", found.spec)] = found
+    return pinned[key]  # type: ignore[no-any-return]
+
+
+def _label_set_get(spec: str) -> LabelSet:
     spec = (spec or "").strip()
     if not spec:
         raise LabelSetError(f"no label set given: {SPEC_HELP}")
@@ -153,11 +181,18 @@ def label_set_get(spec: str) -> LabelSet:
         if condition is None:
             raise LabelSetError(f"{spec!r} needs a condition, e.g. {name}/from_scratch")
         return _campaign_set(rest, condition) if prefix == LabelSetKind.CAMPAIGN else _group_set(rest, condition)
-    judge = Judge.objects.filter(name=name).first()
-    if judge is None:
+    # The judge and (when the spec names none) the conditions it has labels in, in one query.
+    rows = list(
+        Judge.objects.filter(name=name)
+        .order_by()
+        .values_list("pk", "kind", *(("judgments__condition",) if condition is None else ()))
+        .distinct()
+    )
+    if not rows:
         raise LabelSetError(f"no judge named {name!r}: {SPEC_HELP}")
+    judge = Judge(pk=rows[0][0], name=name, kind=rows[0][1])
     if condition is None:
-        conditions = sorted(set(Judgment.objects.filter(judge=judge).values_list("condition", flat=True)))
+        conditions = sorted({row[2] for row in rows if row[2] is not None})
         if len(conditions) > 1:
             named = ", ".join(f"{name}/{c or 'none'}" for c in conditions)
             raise LabelSetError(f"judge {name} has labels in {len(conditions)} conditions: name one ({named})")
@@ -251,8 +286,26 @@ def _group_set(name: str, condition: str) -> LabelSet:
     )
 
 
-def label_sets_available(*, campaign: Campaign | None = None) -> list[LabelSet]:
-    """Every single-judge set that has labels, and the campaign's assessor sets (one per condition)."""
+def label_sets_available(*, campaign: Campaign | str | None = None) -> list[LabelSet]:
+    """Every single-judge set that has labels, and the campaign's (given or named) assessor sets (one per
+    condition); with no campaign, every campaign's."""
+    pinned = _PINNED.get()
+    if pinned is None:
+        if isinstance(campaign, str):
+            campaign = Campaign.objects.filter(name=campaign).first()
+            if campaign is None:
+                return [s for s in _label_sets_available(None) if s.kind == LabelSetKind.JUDGE]
+        return _label_sets_available(campaign)
+    if "available" not in pinned:
+        pinned["available"] = _label_sets_available(None)
+    every: list[LabelSet] = pinned["available"]
+    if campaign is None:
+        return list(every)
+    name = campaign if isinstance(campaign, str) else campaign.name
+    return [s for s in every if s.kind == LabelSetKind.JUDGE or (s.campaign_id is not None and s.name == name)]
+
+
+def _label_sets_available(campaign: Campaign | None) -> list[LabelSet]:
     found: list[LabelSet] = []
     rows = (
         Judgment.objects.values_list("judge_id", "judge__name", "judge__kind", "condition")

@@ -159,6 +159,43 @@ class AssignmentStatus(models.TextChoices):
     DONE = "done", "Done"
 
 
+class Sample(models.Model):
+    """Pairs of a campaign drawn for assignments to judge in the drawn order instead of their topic's whole pool
+    (`judging/samples.py`). A feature above judging draws them (the disagreement study, a human-budget sample)
+    and writes them here through `samples.sample_create`; the queue reads them with the pool."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="samples")
+    name = models.CharField(max_length=64, help_text='How a refusal names the sample, e.g. "study #3".')
+    condition = models.CharField(max_length=16, choices=Condition.choices)
+    # [side, label set spec] pairs whose judges may not adjudicate this sample, e.g. [["a", "nist/from_scratch"]].
+    independent_of = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign_id", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.name} of {self.campaign_id}"
+
+
+class SampleItem(models.Model):
+    """One drawn pair of a topic, at its place in the topic's queue (shuffled by the feature that drew it)."""
+
+    sample = models.ForeignKey(Sample, on_delete=models.CASCADE, related_name="items")
+    topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="+")
+    pair = models.ForeignKey(Pair, on_delete=models.PROTECT, related_name="+")
+    order = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["sample_id", "topic_id", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["sample", "topic", "pair"], name="sampleitem_unique_pair"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sample_id} / {self.topic_id} / pair {self.pair_id}"
+
+
 class Assignment(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
@@ -167,6 +204,8 @@ class Assignment(models.Model):
     order = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=8, choices=AssignmentStatus.choices, default=AssignmentStatus.OPEN)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Set: the assignment judges this sample's pairs of its topic, in the sample's order, not the whole pool.
+    sample = models.ForeignKey(Sample, null=True, blank=True, on_delete=models.RESTRICT, related_name="assignments")
 
     class Meta:
         ordering = ["assessor_id", "order", "pk"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -18,11 +19,10 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
-from django.db.models.expressions import RawSQL
+from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, When
 from django.db.models.functions import Coalesce
 
-from assess.models import Passage
+from assess.models import Passage, Sentence
 from core.sql import aware, columns, fields_of, from_row
 from judging.models import (
     Assignment,
@@ -32,8 +32,8 @@ from judging.models import (
     Judgment,
     Label,
     QueueOrder,
+    SampleItem,
 )
-from judging.samples import sample_pair_count, sample_pairs
 from judging.tokens import submission_token
 
 LABEL_NAMES: dict[str, str] = dict(Label.choices)
@@ -47,15 +47,25 @@ def assignment_pool(*, assignment: Assignment) -> QuerySet[CampaignPair]:
 
 
 def _topic_pool(assignment: Assignment) -> QuerySet[CampaignPair]:
+    """The pool as a queryset, for the counts: the same rows as `_pool_sql`."""
     pool = CampaignPair.objects.filter(campaign_id=assignment.campaign_id, topic_id=assignment.topic_id)
-    sampled = sample_pairs(assignment=assignment)
-    if sampled is not None:
-        # An adjudication assignment that re-judges a sample (a disagreement study's) judges only the sample's
-        # pairs of its topic, in the sample's order (`sample_order`: the study shuffles it with its seed, so
-        # order says nothing of labels).
-        order = Case(*(When(pair_id=p, then=Value(i)) for i, p in enumerate(sampled)), output_field=IntegerField())
-        pool = pool.filter(pair_id__in=sampled).annotate(sample_order=order)
+    if assignment.sample_id is not None:
+        drawn = SampleItem.objects.filter(
+            sample_id=assignment.sample_id, topic_id=OuterRef("topic_id"), pair_id=OuterRef("pair_id")
+        )
+        pool = pool.filter(Exists(drawn))
+        if assignment.condition == Condition.FROM_SCRATCH:
+            pool = pool.exclude(_judged_elsewhere(assessor=assignment.assessor_id, assignment=assignment.pk))
     return pool
+
+
+def _judged_elsewhere(*, assessor: Any, assignment: Any) -> Exists:
+    """For rows with a `pair_id`: the assessor judged the pair from scratch in another assignment."""
+    return Exists(
+        Judgment.objects.filter(
+            pair_id=OuterRef("pair_id"), condition=Condition.FROM_SCRATCH, assignment__assessor_id=assessor
+        ).exclude(assignment_id=assignment)
+    )
 
 
 def _has_llm_label(assignment: Assignment) -> Q:
@@ -91,37 +101,93 @@ def _uncertain_first(assignment: Assignment) -> bool:
     return assignment.campaign.queue_order == QueueOrder.UNCERTAIN_FIRST
 
 
-def assignment_pending(*, assignment: Assignment) -> QuerySet[CampaignPair]:
-    """The pairs still to judge, in queue order: pairs citing the same passage come together (uncertain first:
-    after the pairs the LLM judges are least sure of).
+# The pool and the next pending pairs, in plain SQL: they are read on every keystroke, and composing them with
+# the ORM cost more CPU than everything the database does for a submit. `_pool_sql` is the pool, `_pending_sql`
+# the pending pairs in queue order: the one implementation of the rule (judging/queue.md) that the page, the API,
+# the status and `assignment_pending` all run.
 
-    A post-edit queue holds back the pairs that have no LLM label yet."""
-    judged = Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id"))
-    pending = _topic_pool(assignment).filter(~Exists(judged))
+
+@dataclass(frozen=True)
+class _Sql:
+    sql: str
+    params: list[Any]
+
+
+def _pool_sql(assignment: Assignment) -> tuple[str, list[str], list[Any]]:
+    """The assignment's pool as rows `cp` of judging_campaignpair (with `si`, its sample item, when it judges a
+    sample): a FROM clause, its WHERE conditions and their parameters in order."""
+    source = "judging_campaignpair cp"
+    params: list[Any] = []
+    if assignment.sample_id is not None:
+        source += (
+            " JOIN judging_sampleitem si ON si.sample_id = %s AND si.topic_id = cp.topic_id AND si.pair_id = cp.pair_id"
+        )
+        params.append(assignment.sample_id)
+    where = ["cp.campaign_id = %s", "cp.topic_id = %s"]
+    params += [assignment.campaign_id, assignment.topic_id]
+    if assignment.sample_id is not None and assignment.condition == Condition.FROM_SCRATCH:
+        where.append(
+            "NOT EXISTS (SELECT 1 FROM judging_judgment e JOIN judging_assignment ea ON ea.id = e.assignment_id"
+            " WHERE e.pair_id = cp.pair_id AND e.condition = %s AND ea.assessor_id = %s AND ea.id <> %s)"
+        )
+        params += [Condition.FROM_SCRATCH.value, assignment.assessor_id, assignment.pk]
+    return source, where, params
+
+
+def _pending_sql(assignment: Assignment, *, limit: int | None = None, skip: Sequence[int] = ()) -> _Sql | None:
+    """The first `limit` (None: all) pending pairs of the queue, in queue order: rows `cp.*` with their order
+    keys `queue_key`, `queue_tie`; None when every pair is held back. `skip`: pairs taken as judged."""
+    source, where, params = _pool_sql(assignment)
+    where.append("NOT EXISTS (SELECT 1 FROM judging_judgment j WHERE j.assignment_id = %s AND j.pair_id = cp.pair_id)")
+    params.append(assignment.pk)
+    if skip:
+        where.append("NOT (cp.pair_id = ANY(%s))")
+        params.append(list(skip))
     if assignment.condition == Condition.POST_EDIT:
-        pending = pending.filter(_has_llm_label(assignment))
-    if sample_pairs(assignment=assignment) is not None:
-        return pending.order_by("sample_order", "pair_id")
-    if _uncertain_first(assignment):
-        rank = RawSQL(uncertainty_rank_sql(f"{CampaignPair._meta.db_table}.pair_id"), [])
-        return pending.annotate(uncertainty=rank).order_by("uncertainty", "position")
-    return pending.order_by("position")
+        judge_id = assignment.campaign.post_edit_judge_id
+        if judge_id is None:
+            return None
+        where.append("EXISTS (SELECT 1 FROM judging_judgment l WHERE l.judge_id = %s AND l.pair_id = cp.pair_id)")
+        params.append(judge_id)
+    if assignment.sample_id is not None:
+        # A sample comes in its own order (the feature that drew it shuffled it, so order says nothing of labels).
+        key, tie = 'si."order"', "cp.pair_id"
+    elif _uncertain_first(assignment):
+        key, tie = uncertainty_rank_sql("cp.pair_id"), "cp.position"
+    else:
+        key, tie = "cp.position", "cp.pair_id"
+    sql = (
+        f"SELECT cp.*, {key} AS queue_key, {tie} AS queue_tie FROM {source}"
+        f" WHERE {' AND '.join(where)} ORDER BY queue_key, queue_tie"
+    )
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return _Sql(sql, params)
 
 
-# The next pending pair, in plain SQL: it is read on every keystroke, and composing it with the ORM cost more
-# CPU than everything the database does for a submit. The same pairs and order as `assignment_pending`.
+def assignment_pending(*, assignment: Assignment) -> list[CampaignPair]:
+    """The pairs still to judge, in queue order: pairs citing the same passage come together (uncertain first:
+    after the pairs the LLM judges are least sure of; a sample: in its order). A post-edit queue holds back the
+    pairs that have no LLM label yet."""
+    pending = _pending_sql(assignment)
+    return [] if pending is None else list(CampaignPair.objects.raw(pending.sql, pending.params))
+
+
 _CARD_PAIR_FIELDS = fields_of(CampaignPair, ["id", "campaign_id", "pair_id", "topic_id", "context_citation_id"])
 _CARD_PASSAGE_FIELDS = fields_of(Passage, ["id", "passage_id", "title", "text", "url"])
 
 
 @functools.cache
 def _card_columns() -> str:
-    """What `_card_from_row` reads: the pair's and the passage's fields, then the context sentence's answer and index."""
+    """What `_cards_from_rows` reads: the pair's and the passage's fields, the context sentence's answer and index,
+    then one sentence of that answer (its index and text: a card has a row per sentence of its answer)."""
     cols = [
         *columns("cp", _CARD_PAIR_FIELDS),
         *columns("pa", _CARD_PASSAGE_FIELDS),
         "s.answer_id",
         's."index"',
+        'a."index"',
+        "a.text",
     ]
     return ", ".join(cols)
 
@@ -129,6 +195,7 @@ def _card_columns() -> str:
 _CARD_JOINS = (
     " JOIN judging_pair pr ON pr.id = cp.pair_id JOIN assess_passage pa ON pa.id = pr.passage_id"
     " JOIN assess_citation ci ON ci.id = cp.context_citation_id JOIN assess_sentence s ON s.id = ci.sentence_id"
+    " JOIN assess_sentence a ON a.answer_id = s.answer_id"
 )
 _NEWEST_LLM_LABEL = (
     "(SELECT l.label FROM judging_judgment l WHERE l.judge_id = %s AND l.pair_id = cp.pair_id"
@@ -139,45 +206,21 @@ _NEWEST_LLM_LABEL = (
 def _next_pending(
     assignment: Assignment, *, card: bool, limit: int = 1, skip: Sequence[int] = ()
 ) -> list[tuple[Any, ...]]:
-    """The first `limit` pending pairs of the queue, in order: their ids, or (`card`) the rows `_card_from_row`
-    reads. A `limit` above 1 is the next pair and those after it (the judging page holds them in advance).
+    """The first `limit` pending pairs of the queue, in order: rows `cp.*`, or (`card`) the rows `_cards_from_rows`
+    reads, the sentences of each card's answer with it (one query for the whole response). A `limit` above 1 is the next pair and those after it (the judging page holds them in advance).
     `skip`: pairs taken as judged (the page has answered them and not sent them yet)."""
-    where = [
-        "cp.campaign_id = %s",
-        "cp.topic_id = %s",
-        "NOT EXISTS (SELECT 1 FROM judging_judgment j WHERE j.assignment_id = %s AND j.pair_id = cp.pair_id)",
-    ]
-    params: list[Any] = [assignment.campaign_id, assignment.topic_id, assignment.pk]
-    if skip:
-        where.append("NOT (cp.pair_id = ANY(%s))")
-        params.append(list(skip))
-    judge_id = assignment.campaign.post_edit_judge_id if assignment.condition == Condition.POST_EDIT else None
-    if assignment.condition == Condition.POST_EDIT:
-        if judge_id is None:
-            return []  # every pair is held back
-        where.append("EXISTS (SELECT 1 FROM judging_judgment l WHERE l.judge_id = %s AND l.pair_id = cp.pair_id)")
-        params.append(judge_id)
-    order = f"{uncertainty_rank_sql('cp.pair_id')}, cp.position" if _uncertain_first(assignment) else "cp.position"
-    order_params: list[Any] = []
-    sampled = sample_pairs(assignment=assignment)
-    if sampled is not None:
-        if not sampled:
-            return []
-        where.append(f"cp.pair_id IN ({', '.join(['%s'] * len(sampled))})")
-        order = f"CASE cp.pair_id {' '.join(f'WHEN %s THEN {i}' for i in range(len(sampled)))} END, cp.pair_id"
-        params += sampled
-        order_params = list(sampled)
-    # The pending pairs first, then their cards: joined before the LIMIT, every judged pair's card was read too.
-    sql = f"SELECT cp.* FROM judging_campaignpair cp WHERE {' AND '.join(where)} ORDER BY {order} LIMIT {int(limit)}"
-    params += order_params
+    pending = _pending_sql(assignment, limit=limit, skip=skip)
+    if pending is None:
+        return []  # every pair is held back
+    sql, params = pending.sql, list(pending.params)
     if card:
         select = _card_columns()
-        if judge_id is not None:
+        if assignment.condition == Condition.POST_EDIT:
             select += ", " + _NEWEST_LLM_LABEL
-            params.insert(0, judge_id)
-        # The join does not keep the inner order: the same order again, on the inner rows (`cp.*`).
-        sql = f"SELECT {select} FROM ({sql}) cp{_CARD_JOINS} ORDER BY {order}"
-        params += order_params
+            params.insert(0, assignment.campaign.post_edit_judge_id)
+        # The pending pairs first, then their cards: joined before the LIMIT, every judged pair's card was read
+        # too. The join does not keep the inner order: ordered again by the inner rows' keys.
+        sql = f'SELECT {select} FROM ({sql}) cp{_CARD_JOINS} ORDER BY cp.queue_key, cp.queue_tie, a."index"'
     with connection.cursor() as cur:
         cur.execute(sql, params)
         rows: list[tuple[Any, ...]] = cur.fetchall()
@@ -194,25 +237,20 @@ class SubmissionContext:
 
 def submission_context(*, assignment: Assignment, pair_id: int) -> SubmissionContext | None:
     """What a submit of `pair_id` needs to know, or None if the pair is not in the assignment's pool."""
-    sampled = sample_pairs(assignment=assignment)
-    if sampled is not None and pair_id not in sampled:
-        return None
     select = (
         "cp.context_citation_id,"
         " (SELECT count(*) FROM judging_judgment j WHERE j.assignment_id = %s AND j.pair_id = cp.pair_id),"
         " (SELECT h.id FROM judging_judge h WHERE h.user_id = %s)"
     )
-    column_params: list[Any] = [assignment.pk, assignment.assessor_id]
+    params: list[Any] = [assignment.pk, assignment.assessor_id]
     judge_id = assignment.campaign.post_edit_judge_id
     if assignment.condition == Condition.POST_EDIT and judge_id is not None:
         select += ", " + _NEWEST_LLM_LABEL
-        column_params.append(judge_id)
-    sql = (
-        f"SELECT {select} FROM judging_campaignpair cp"
-        " WHERE cp.campaign_id = %s AND cp.topic_id = %s AND cp.pair_id = %s"
-    )
+        params.append(judge_id)
+    source, where, pool_params = _pool_sql(assignment)
+    sql = f"SELECT {select} FROM {source} WHERE {' AND '.join(where)} AND cp.pair_id = %s"
     with connection.cursor() as cur:
-        cur.execute(sql, [*column_params, assignment.campaign_id, assignment.topic_id, pair_id])
+        cur.execute(sql, [*params, *pool_params, pair_id])
         row = cur.fetchone()
     if row is None:
         return None
@@ -257,11 +295,22 @@ def assignments_with_progress(qs: QuerySet[Assignment]) -> QuerySet[Assignment]:
         .values("assignment_id")
         .annotate(n=Count("pair_id", distinct=True))
     )
-    # An adjudication assignment that re-judges a sample (a disagreement study's) counts only the sample's pairs.
-    sampled = sample_pair_count(assignment_id=OuterRef("pk"), topic_id=OuterRef("topic_id"))
-    topic_total = Subquery(total.values("n"), output_field=IntegerField())
-    total_or_sample = Coalesce(sampled, topic_total, 0) if sampled is not None else Coalesce(topic_total, 0)
-    return qs.annotate(total=total_or_sample, done=_count(done))
+    # An assignment that judges a sample counts only the sample's pairs of its topic (from scratch: less those
+    # its assessor judged from scratch elsewhere), as `_topic_pool`.
+    drawn = SampleItem.objects.filter(sample_id=OuterRef("sample_id"), topic_id=OuterRef("topic_id"))
+    fresh = drawn.exclude(
+        _judged_elsewhere(assessor=OuterRef(OuterRef("assessor_id")), assignment=OuterRef(OuterRef("pk")))
+    )
+    sample_total = Case(
+        When(Q(condition=Condition.FROM_SCRATCH), then=_count(_counted(fresh, "sample_id"))),
+        default=_count(_counted(drawn, "sample_id")),
+    )
+    topic_total = _count(total)
+    return qs.annotate(total=Case(When(sample__isnull=True, then=topic_total), default=sample_total), done=_count(done))
+
+
+def _counted(qs: QuerySet[Any], group: str) -> QuerySet[Any]:
+    return qs.order_by().values(group).annotate(n=Count("pk"))
 
 
 @dataclass(frozen=True)
@@ -434,24 +483,6 @@ def topic_progress(*, assignment: Assignment) -> Progress:
     return topic_counts(assignment=assignment).progress
 
 
-def _card(
-    assignment: Assignment,
-    cp: CampaignPair,
-    *,
-    passage: Passage,
-    answer_id: int,
-    index: int,
-    nth: int,
-    shown: str,
-    back_of: Judgment | None = None,
-) -> PairCard:
-    """The card of pair `cp`, whose context citation is sentence `index` of answer `answer_id`."""
-    with connection.cursor() as cur:
-        cur.execute('SELECT "index", text FROM assess_sentence WHERE answer_id = %s ORDER BY "index"', [answer_id])
-        answer = cur.fetchall()
-    return card_of(assignment, cp, passage=passage, answer=answer, index=index, nth=nth, shown=shown, back_of=back_of)
-
-
 def card_of(
     assignment: Assignment,
     cp: CampaignPair,
@@ -484,24 +515,30 @@ def card_of(
 _PAIR_ID_AT = [f.attname for f in _CARD_PAIR_FIELDS].index("pair_id")
 
 
-def _known_card(assignment: Assignment, row: tuple[Any, ...]) -> PairCard:
-    """The card of a `_next_pending` row that the page holds already: its pair and token, no answer read."""
-    n = len(_CARD_PAIR_FIELDS)
-    cp = from_row(CampaignPair, _CARD_PAIR_FIELDS, row[:n])
-    passage = from_row(Passage, _CARD_PASSAGE_FIELDS, row[n : n + len(_CARD_PASSAGE_FIELDS)])
-    return card_of(assignment, cp, passage=passage, answer=[], index=-1, nth=0, shown="")
-
-
-def _card_from_row(assignment: Assignment, row: tuple[Any, ...]) -> PairCard:
-    """The card of a `_next_pending` row: instances as loaded from the database, fields not read deferred."""
+def _cards_from_rows(
+    assignment: Assignment, rows: Sequence[tuple[Any, ...]], *, known: Iterable[int] = ()
+) -> list[PairCard]:
+    """The cards of `_next_pending` rows (a row per sentence of a card's answer, in order): instances as loaded
+    from the database, fields not read deferred. A card whose pair is `known` (the page holds it already)
+    carries its pair and token only."""
     n = len(_CARD_PAIR_FIELDS)
     m = n + len(_CARD_PASSAGE_FIELDS)
-    cp = from_row(CampaignPair, _CARD_PAIR_FIELDS, row[:n])
-    passage = from_row(Passage, _CARD_PASSAGE_FIELDS, row[n:m])
-    answer_id, index = row[m : m + 2]
-    # A pending pair has no judgment from this assignment yet: its token is the 0th.
-    shown = (row[m + 2] or "") if len(row) > m + 2 else ""
-    return _card(assignment, cp, passage=passage, answer_id=answer_id, index=index, nth=0, shown=shown)
+    held = set(known)
+    cards = []
+    for pair_id, group in itertools.groupby(rows, key=lambda row: row[_PAIR_ID_AT]):
+        card_rows = list(group)
+        row = card_rows[0]
+        cp = from_row(CampaignPair, _CARD_PAIR_FIELDS, row[:n])
+        passage = from_row(Passage, _CARD_PASSAGE_FIELDS, row[n:m])
+        if pair_id in held:
+            cards.append(card_of(assignment, cp, passage=passage, answer=[], index=-1, nth=0, shown=""))
+            continue
+        index = row[m + 1]
+        answer = [(r[m + 2], r[m + 3]) for r in card_rows]
+        # A pending pair has no judgment from this assignment yet: its token is the 0th.
+        shown = (row[m + 4] or "") if len(row) > m + 4 else ""
+        cards.append(card_of(assignment, cp, passage=passage, answer=answer, index=index, nth=0, shown=shown))
+    return cards
 
 
 # Cards the judging page holds ahead of the one on screen: at least HELD_AHEAD, more when the page asks (it
@@ -532,13 +569,13 @@ def queue_state(
     text, and is not read)."""
     skip = list(skip)[:SKIP_MAX]
     rows = _next_pending(assignment, card=True, limit=1 + held_ahead(ahead) if following else 1, skip=skip)
-    first = [_card_from_row(assignment, rows[0])] if rows else []
-    state = _state(assignment, first[0] if first else None, answered=len(skip))
+    # The card on screen is always sent whole; only the held cards after it may be known to the page.
+    held = set(known) - ({rows[0][_PAIR_ID_AT]} if rows else set())
+    cards = _cards_from_rows(assignment, rows, known=held)
+    state = _state(assignment, cards[0] if cards else None, answered=len(skip))
     if following:
-        held = set(known)
-        for k, row in enumerate(rows[1:], start=1):
-            is_known = row[_PAIR_ID_AT] in held
-            card = _known_card(assignment, row) if is_known else _card_from_row(assignment, row)
+        for k, card in enumerate(cards[1:], start=1):
+            is_known = card.campaign_pair.pair_id in held
             state.held.append(_following_state(state, card, step=k, known=is_known))
     return state
 
@@ -599,21 +636,22 @@ def judged_state(
     if found is None:
         return None
     sentence = found.context_citation.sentence
-    card = _card(
+    pending = _next_pending(assignment, card=True, limit=held_ahead(ahead)) if following else []
+    answer = list(Sentence.objects.filter(answer_id=sentence.answer_id).order_by("index").values_list("index", "text"))
+    card = card_of(
         assignment,
         found,
         passage=found.pair.passage,
-        answer_id=sentence.answer_id,
+        answer=answer,
         index=sentence.index,
         nth=len(rows),
         shown=getattr(found, "llm_label", None) or "",
         back_of=rows[0],
     )
     state = _state(assignment, card)
-    if following:
-        pending = _next_pending(assignment, card=True, limit=held_ahead(ahead))
-        # Answering the changed pair again judges no new pair: the queue's next one comes with today's progress.
-        state.held = [_following_state(state, _card_from_row(assignment, row), step=k) for k, row in enumerate(pending)]
+    # Answering the changed pair again judges no new pair: the queue's next one comes with today's progress.
+    cards = _cards_from_rows(assignment, pending)
+    state.held = [_following_state(state, held, step=k) for k, held in enumerate(cards)]
     return state
 
 
@@ -642,12 +680,22 @@ def _state(assignment: Assignment, card: PairCard | None, *, answered: int = 0) 
     return state
 
 
+# An assignment read with its assessor's other assignments (`selectors.assessor_assignment_get`, on every
+# keystroke) carries their (id, created_at) under this attribute, so the progress does not read them again.
+ASSESSOR_STAMPS = "assessor_stamps"
+
+
 def _assessor_progress(assignment: Assignment) -> dict[int, Progress]:
-    """The progress of every assignment of this one's assessor: their ids and stamps in one query, the counts
-    from the cache; an assignment is loaded only when its counts are not cached."""
-    with connection.cursor() as cur:
-        cur.execute("SELECT id, created_at FROM judging_assignment WHERE assessor_id = %s", [assignment.assessor_id])
-        stamps = [(pk, aware(created_at)) for pk, created_at in cur.fetchall()]
+    """The progress of every assignment of this one's assessor: their ids and stamps (read with the assignment,
+    or here in one query), the counts from the cache; an assignment is loaded only when its counts are not
+    cached."""
+    stamps: list[tuple[int, datetime]] | None = getattr(assignment, ASSESSOR_STAMPS, None)
+    if stamps is None:
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT id, created_at FROM judging_assignment WHERE assessor_id = %s", [assignment.assessor_id]
+            )
+            stamps = [(pk, aware(created_at)) for pk, created_at in cur.fetchall()]
 
     def load(pk: int) -> Assignment:
         return assignment if pk == assignment.pk else Assignment.objects.only(*_PROGRESS_FIELDS).get(pk=pk)
@@ -655,4 +703,4 @@ def _assessor_progress(assignment: Assignment) -> dict[int, Progress]:
     return _progress_many(stamps, load)
 
 
-_PROGRESS_FIELDS = ["id", "campaign", "assessor", "topic", "condition", "created_at"]
+_PROGRESS_FIELDS = ["id", "campaign", "assessor", "topic", "condition", "created_at", "sample"]

@@ -318,17 +318,22 @@ def campaigns(request: HttpRequest) -> HttpResponse:
     form = CampaignForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        campaign = services.campaign_create(
-            name=data["name"],
-            runs=data["chosen_runs"],
-            topics=data["topics"],
-            depth=data["depth"],
-            guidelines=data["guidelines"],
-            post_edit_judge=data["post_edit_judge"],
-            highlight_evidence=data["highlight_evidence"],
-        )
-        _build(request, campaign, allow_missing_text=data["allow_missing_text"])
-        return redirect("judging:campaign", campaign_id=campaign.pk)
+        try:
+            campaign, summary = services.campaign_create_and_build(
+                name=data["name"],
+                runs=data["chosen_runs"],
+                topics=data["topics"],
+                depth=data["depth"],
+                guidelines=data["guidelines"],
+                post_edit_judge=data["post_edit_judge"],
+                highlight_evidence=data["highlight_evidence"],
+                allow_missing_text=data["allow_missing_text"],
+            )
+        except services.CampaignNotCreated as exc:
+            form.add_error(None, f"{exc.message} (tick “{form.fields['allow_missing_text'].label}”)")
+        else:
+            _built_message(request, summary)
+            return redirect("judging:campaign", campaign_id=campaign.pk)
     archived = request.GET.get("archived") == "1"
     campaigns = list(selectors.campaign_list(archived=archived))
     progress = selectors.campaigns_progress(campaign_ids=[c.pk for c in campaigns])
@@ -350,6 +355,10 @@ def _build(request: HttpRequest, campaign: Campaign, *, allow_missing_text: bool
     except services.CampaignBuildError as exc:
         messages.error(request, f"Pairs not built: {exc.message}")
         return
+    _built_message(request, summary)
+
+
+def _built_message(request: HttpRequest, summary: dict[str, Any]) -> None:
     messages.success(
         request,
         f"Built {summary['pairs']} pairs from {summary['citations_kept']} citations "

@@ -14,6 +14,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("metrics/judgments/", api.JudgmentsExportApi.as_view(), name="judgments-export"),
     path("metrics/judgments/import/", exchange_api.JudgmentsImportApi.as_view(), name="judgments-import"),
     path("", include("metrics.study.api_urls")),
-    path("", include("metrics.humanbudget.api_urls")),
+    path("", include("metrics.budget.api_urls")),
     path("", include("metrics.quality.api_urls")),
 ]

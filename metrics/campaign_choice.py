@@ -38,9 +38,7 @@ def campaign_remember(request: HttpRequest, name: str) -> None:
     campaign = Campaign.objects.filter(name=name).first() if name else None
     if name and campaign is None:
         return
-    last = selectors.campaign_choice_last(user=user)
-    if isinstance(last, selectors.NoChoice) or last != campaign:
-        services.campaign_choice_remember(user=user, campaign=campaign)
+    services.campaign_choice_remember(user=user, campaign=campaign)  # one upsert: no read of the last choice first
 
 
 def page_campaign(request: HttpRequest) -> Campaign | None:

@@ -9,7 +9,9 @@ judgment's id, so a new judgment makes a new key.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -18,11 +20,12 @@ import numpy as np
 from django.core.cache import cache
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import Count, Max, Value
+from django.db.models import Count, Model, Value
 from django.db.models.functions import Coalesce
 
-from assess.models import Answer, Citation, Passage, Relevance, Run, Sentence
+from assess.models import Answer, Citation, Passage, Relevance, Run
 from core.arrays import int_columns
+from core.sql import aware
 from judging.labels import LABEL_CODE, NO_LABEL, CitationLabels, LabelSet, citation_labels
 from judging.models import NOT_JUDGED, FinalLabel, Judgment, JudgmentOrigin
 from judging.scope import Scope
@@ -31,20 +34,93 @@ from metrics.scores import AnswerSupport, support_arrays
 CACHE_SECONDS = 3600
 
 
+# A page that builds several reports reads the versions once (`versions_pinned`): they are read again on every
+# report otherwise, and a dashboard builds five. Only for the length of one request, never across requests.
+_PINNED: ContextVar[dict[str, Any] | None] = ContextVar("metrics_versions_pinned", default=None)
+
+
+@contextmanager
+def versions_pinned() -> Iterator[None]:
+    """Within: the material and data versions, and each label set's, are read once (one page's reports)."""
+    token = _PINNED.set({})
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
+
+
+def _pinned(key: str, read: Callable[[], Any]) -> Any:
+    pinned = _PINNED.get()
+    if pinned is None:
+        return read()
+    if key not in pinned:
+        pinned[key] = read()
+    return pinned[key]
+
+
+def label_set_version(label_set: LabelSet) -> int:
+    return _pinned(f"labels:{label_set.key}", label_set.version)  # type: ignore[no-any-return]
+
+
+def _versions() -> tuple[str, str]:
+    return _pinned("versions", _versions_read)  # type: ignore[no-any-return]
+
+
+def _versions_read() -> tuple[str, str]:
+    """(material version, data version), read in one query: they are part of every metrics cache key."""
+    qn = connection.ops.quote_name
+
+    def table(model: type[Model]) -> str:
+        return qn(model._meta.db_table)
+
+    def newest(model: type[Model]) -> str:
+        return f"(SELECT max({qn(model._meta.pk.column)}) FROM {table(model)})"
+
+    def count(model: type[Model], where: str = "") -> str:
+        return f"(SELECT count(*) FROM {table(model)}{where})"
+
+    def column(model: type[Model], name: str) -> str:
+        return qn(next(f.column for f in model._meta.concrete_fields if f.name == name))
+
+    def newest_made(model: type[Model]) -> str:
+        # The newest row's creation time beside its id: a key built on ids alone is met again when ids are
+        # given out again (a recreated database; SQLite after a rolled-back test), and would find the old
+        # figures in the cache, which outlives both.
+        made = column(model, "created_at")
+        return f"(SELECT {made} FROM {table(model)} ORDER BY {qn(model._meta.pk.column)} DESC LIMIT 1)"
+
+    has_text = column(Passage, "has_text")
+    sql = (
+        f"SELECT {newest(Citation)}, {count(Answer)}, {newest(Relevance)}, {count(Relevance)},"
+        f" (SELECT max({column(Run, 'created_at')}) FROM {table(Run)}),"
+        f" {newest(Judgment)}, {newest_made(Judgment)}, {newest(FinalLabel)}, {newest_made(FinalLabel)},"
+        f" {count(Passage, f' WHERE {has_text}')}"
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql)
+        citations, answers, relevance, graded, runs_made, *judged, with_text = cur.fetchone()
+    material = f"{citations}:{answers}:{relevance}:{graded}:{_stamp(runs_made)}"
+    judgments, judgment_made, finals, final_made = judged
+    data = f"{judgments}.{_stamp(judgment_made)}:{finals}.{_stamp(final_made)}"
+    return material, f"{data}:{material}:{with_text}"
+
+
+def _stamp(value: Any) -> str:
+    """A creation time in a cache key (SQLite gives it as text, PostgreSQL as a datetime)."""
+    made = aware(value)
+    return f"{made.timestamp():.6f}" if made is not None else "-"
+
+
 def material_version() -> str:
     """Changes when runs are loaded or replaced (new citations) or removed (fewer answers), or relevance
     grades are imported (a scope's relevance filter reads them)."""
-    citations = Citation.objects.aggregate(m=Max("pk"))["m"]
-    relevance = Relevance.objects.aggregate(m=Max("pk"), n=Count("pk"))
-    return f"{citations}:{Answer.objects.count()}:{relevance['m']}:{relevance['n']}"
+    return _versions()[0]
 
 
 def data_version() -> str:
     """Changes whenever a judgment or a final label (`final/<campaign>`) is added or the loaded material
     changes: part of every cache key."""
-    judgments = Judgment.objects.aggregate(m=Max("pk"))["m"]
-    finals = FinalLabel.objects.aggregate(m=Max("pk"))["m"]
-    return f"{judgments}:{finals}:{material_version()}:{Passage.objects.filter(has_text=True).count()}"
+    return _versions()[1]
 
 
 def cached(key: str, compute: Any) -> Any:
@@ -72,6 +148,11 @@ def _memo(key: str, compute: Callable[[], Any]) -> Any:
     while len(_MEMO) > _MEMO_SIZE:
         _MEMO.popitem(last=False)
     return value
+
+
+def memo_clear() -> None:
+    """Forget the in-process memo, as a new worker process starts without it (a cold page, in the tests)."""
+    _MEMO.clear()
 
 
 def _remember(key: str, value: Any) -> None:
@@ -200,18 +281,13 @@ def material_get(scope: Scope) -> Material:
 
 
 def _material(scope: Scope) -> Material:
-    counts = dict(
-        _rows(
-            Sentence.objects.filter(answer__in=_answers_in(scope))
-            .order_by()
-            .values_list("answer_id")
-            .annotate(n=Count("pk"))
-        )
-    )
     answers = {
-        pk: (topic_id, run_id, counts.get(pk, 0))
-        for pk, topic_id, run_id in _rows(
-            _answers_in(scope).order_by().values_list("pk", "topic__topic_id", "run__run_id")
+        pk: (topic_id, run_id, n)
+        for pk, topic_id, run_id, n in _rows(
+            _answers_in(scope)
+            .order_by()
+            .annotate(n=Count("sentences"))
+            .values_list("pk", "topic__topic_id", "run__run_id", "n")
         )
     }
     citations_qs = scope.citations()
@@ -253,7 +329,7 @@ def labels_get(label_set: LabelSet, material: Material) -> CitationLabels:
 
     Kept (in process and in the shared cache) with the set's version; a one-judge set with a few new
     judgments has only those applied (each is newer than every label kept, so it wins where it applies)."""
-    version = label_set.version()
+    version = label_set_version(label_set)
     key = f"metrics:labels:{material.key}:{label_set.key}"
     kept = _MEMO.get(key) or cache.get(key)
     if kept is not None and kept[0] == version:

@@ -14,7 +14,7 @@ import numpy as np
 
 from assess.models import Citation, Relevance
 from judging.labels import LabelSet, label_sets_available
-from judging.models import Campaign, Judge
+from judging.models import Judge
 from judging.scope import Scope
 from metrics.material import (
     cached,
@@ -54,10 +54,9 @@ def _distinct_count(values: np.ndarray) -> int:
 
 def _support_stats(scope: Scope) -> list[dict[str, Any]]:
     material = material_get(scope)
-    campaign = Campaign.objects.filter(name=scope.campaign).first() if scope.campaign else None
     unit = depth_unit(scope.depth)
     rows = []
-    for label_set in label_sets_available(campaign=campaign):
+    for label_set in label_sets_available(campaign=scope.campaign or None):
         labels = labels_get(label_set, material)
         labelled = labels.labelled
         touched = labelled | labels.not_judged | labels.tied

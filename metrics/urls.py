@@ -21,6 +21,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="campaign-deliverables",
     ),
     path("", include("metrics.study.urls")),
-    path("", include("metrics.humanbudget.urls")),
+    path("", include("metrics.budget.urls")),
     path("", include("metrics.quality.urls")),
 ]

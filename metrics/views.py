@@ -22,7 +22,14 @@ from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.forms import JudgmentUploadForm
 from judging.exchange.qrels import QrelsLevel
 from judging.exchange.selectors import NistKeyChoice
-from judging.labels import LabelSet, LabelSetKind, label_set_describe, label_set_get, label_sets_available
+from judging.labels import (
+    LabelSet,
+    LabelSetKind,
+    label_set_describe,
+    label_set_get,
+    label_sets_available,
+    label_sets_pinned,
+)
 from judging.models import Campaign, Condition, JudgeKind
 from judging.scope import EVERY_CITATION, Scope, relevance_filter_parse, scope_for
 from metrics import plots
@@ -31,6 +38,7 @@ from metrics.exports import agreement_json, scores_csv, topic_scores_csv
 from metrics.figure_data import FIGURES, figure_make, file_stem
 from metrics.figures import FORMATS, figure_bytes
 from metrics.forms import MetricsFilterForm
+from metrics.material import versions_pinned
 from metrics.reports import ScoreRow, agreement_report, depth_unit, scores_report, topic_scores_report
 from metrics.scores import LABELS
 from metrics.selectors import (
@@ -229,6 +237,12 @@ def _table_3(scope: Scope, set_a: LabelSet, set_b: LabelSet) -> dict[str, Any]:
 @require_GET
 @organizer_required
 def dashboard(request: HttpRequest) -> HttpResponse:
+    # Five reports and Table 3 over one state of the data: its versions are read once for all of them.
+    with versions_pinned(), label_sets_pinned():
+        return _dashboard(request)
+
+
+def _dashboard(request: HttpRequest) -> HttpResponse:
     choice, form = _choice(request, remember=True)
     context: dict[str, Any] = {"form": form, "choice": choice, "upload_form": JudgmentUploadForm()}
     if _problem(form):
@@ -473,8 +487,10 @@ STUDIES_LINKED = 3  # the newest studies of the scope offered for Figure 4
 
 
 def _studies(choice: Choice) -> list[Study]:
-    campaign = Campaign.objects.filter(name=choice.campaign).first() if choice.campaign else None
-    return list(study_selectors.study_list(campaign=campaign)[:STUDIES_LINKED])
+    studies = study_selectors.study_list()
+    if choice.campaign:
+        studies = studies.filter(campaign__name=choice.campaign)
+    return list(studies[:STUDIES_LINKED])
 
 
 def _figure_links(choice: Choice, studies: list[Study]) -> list[dict[str, Any]]:

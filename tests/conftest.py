@@ -98,7 +98,8 @@ def llm_fast(settings: Any, monkeypatch: Any) -> Any:
 
 @pytest.fixture
 def fresh_cache() -> Iterator[None]:
-    """An empty Django cache (metrics cache reports under keys that a recreated test database can reuse)."""
+    """An empty Django cache, for tests that count what a cold page does (the metrics keys carry the newest
+    rows' creation times beside their ids, so a recreated test database no longer meets its old keys)."""
     from django.core.cache import cache
 
     cache.clear()

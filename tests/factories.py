@@ -247,13 +247,31 @@ def study_labels_seed(campaign: Campaign, *, human: str = "nist", llm: str = "gp
 
 
 class StudyFactory(factory.django.DjangoModelFactory):
-    """A study row without a sample (`services.study_create` draws a real one)."""
+    """A study row with an empty sample (`services.study_create` draws a real one), written to judging as
+    `study_create` writes it: its adjudicators are held independent of its label sets' judges."""
 
     class Meta:
         model = "study.Study"
+        skip_postgeneration_save = True
 
     a = "nist/from_scratch"
     b = "gpt-study"
+
+    @factory.post_generation
+    def sample(study, create: bool, extracted: Any, **kwargs: Any) -> None:
+        from judging.models import Condition
+        from judging.samples import sample_create
+
+        if not create or study.sample_id is not None:
+            return
+        study.sample = sample_create(
+            campaign=study.campaign,
+            name=f"study #{study.pk}",
+            condition=Condition.ADJUDICATION,
+            pairs=[],
+            independent_of=(("a", study.a), ("b", study.b)),
+        )
+        study.save(update_fields=["sample"])
 
 
 class JudgmentFactory(factory.django.DjangoModelFactory):

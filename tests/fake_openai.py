@@ -282,81 +282,81 @@ def _public(batch: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in batch.items() if not k.startswith("_")}
 
 
+class _Handler(BaseHTTPRequestHandler):
+    """The fake's HTTP routes; `fake` is the FakeOpenAI that answers them (set by `_handler_for`)."""
+
+    protocol_version = "HTTP/1.1"
+    fake: FakeOpenAI
+
+    def setup(self) -> None:
+        super().setup()
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _send(self, status: int, body: dict[str, Any] | bytes | None, headers: dict[str, str] | None = None) -> None:
+        payload = body if isinstance(body, bytes) else json.dumps(body or {}).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            # Headers and body in one write: two small writes meet Nagle's algorithm and the
+            # client's delayed ACK, which adds 40 ms to every response (real servers avoid it too).
+            self._headers_buffer.append(b"\r\n" + payload)
+            self.flush_headers()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _route(self) -> str:
+        path = urlsplit(self.path).path
+        with self.fake._lock:
+            self.fake.paths[path] += 1
+        return (
+            path[len("/openai") :] if path.startswith("/openai/files") or path.startswith("/openai/batches") else path
+        )
+
+    def do_POST(self) -> None:
+        path = self._route()
+        raw = self._body()
+        azure = AZURE_CHAT.match(path)
+        if path == "/v1/chat/completions" or azure:
+            body = json.loads(raw or b"{}")
+            model = azure.group("model") if azure else body.get("model", "")
+            status, headers, reply = self.fake.chat(body, model)
+            self._send(status, reply, headers)
+        elif path in ("/v1/files", "/files"):
+            data, purpose = _multipart(self.headers.get("Content-Type", ""), raw)
+            self._send(200, self.fake.file_create(data, purpose))
+        elif path in ("/v1/batches", "/batches"):
+            self._send(200, self.fake.batch_create(json.loads(raw or b"{}")))
+        elif cancel := re.match(r"^(?:/v1)?/batches/(?P<id>[^/]+)/cancel$", path):
+            batch = self.fake.batch_cancel(cancel.group("id"))
+            self._send(200 if batch else 404, batch or {"error": {"message": "no such batch"}})
+        else:
+            self._send(404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}})
+
+    def do_GET(self) -> None:
+        path = self._route()
+        files = re.match(r"^(?:/v1)?/files/(?P<id>[^/]+)/content$", path)
+        batches = re.match(r"^(?:/v1)?/batches/(?P<id>[^/]+)$", path)
+        if files and files.group("id") in self.fake.files:
+            self._send(200, self.fake.files[files.group("id")])
+        elif batches:
+            batch = self.fake.batch_retrieve(batches.group("id"))
+            self._send(200 if batch else 404, batch or {"error": {"message": "no such batch"}})
+        else:
+            self._send(404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}})
+
+
 def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def setup(self) -> None:
-            super().setup()
-            self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _send(
-            self, status: int, body: dict[str, Any] | bytes | None, headers: dict[str, str] | None = None
-        ) -> None:
-            payload = body if isinstance(body, bytes) else json.dumps(body or {}).encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                # Headers and body in one write: two small writes meet Nagle's algorithm and the
-                # client's delayed ACK, which adds 40 ms to every response (real servers avoid it too).
-                self._headers_buffer.append(b"\r\n" + payload)
-                self.flush_headers()
-            except (BrokenPipeError, ConnectionResetError):
-                self.close_connection = True
-
-        def _body(self) -> bytes:
-            length = int(self.headers.get("Content-Length") or 0)
-            return self.rfile.read(length) if length else b""
-
-        def _route(self) -> str:
-            path = urlsplit(self.path).path
-            with server._lock:
-                server.paths[path] += 1
-            return (
-                path[len("/openai") :]
-                if path.startswith("/openai/files") or path.startswith("/openai/batches")
-                else path
-            )
-
-        def do_POST(self) -> None:
-            path = self._route()
-            raw = self._body()
-            azure = AZURE_CHAT.match(path)
-            if path == "/v1/chat/completions" or azure:
-                body = json.loads(raw or b"{}")
-                model = azure.group("model") if azure else body.get("model", "")
-                status, headers, reply = server.chat(body, model)
-                self._send(status, reply, headers)
-            elif path in ("/v1/files", "/files"):
-                data, purpose = _multipart(self.headers.get("Content-Type", ""), raw)
-                self._send(200, server.file_create(data, purpose))
-            elif path in ("/v1/batches", "/batches"):
-                self._send(200, server.batch_create(json.loads(raw or b"{}")))
-            elif cancel := re.match(r"^(?:/v1)?/batches/(?P<id>[^/]+)/cancel$", path):
-                batch = server.batch_cancel(cancel.group("id"))
-                self._send(200 if batch else 404, batch or {"error": {"message": "no such batch"}})
-            else:
-                self._send(404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}})
-
-        def do_GET(self) -> None:
-            path = self._route()
-            files = re.match(r"^(?:/v1)?/files/(?P<id>[^/]+)/content$", path)
-            batches = re.match(r"^(?:/v1)?/batches/(?P<id>[^/]+)$", path)
-            if files and files.group("id") in server.files:
-                self._send(200, server.files[files.group("id")])
-            elif batches:
-                batch = server.batch_retrieve(batches.group("id"))
-                self._send(200 if batch else 404, batch or {"error": {"message": "no such batch"}})
-            else:
-                self._send(404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}})
-
-    return Handler
+    return type("Handler", (_Handler,), {"fake": server})
 
 
 def _multipart(content_type: str, raw: bytes) -> tuple[bytes, str]:

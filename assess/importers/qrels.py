@@ -40,7 +40,37 @@ def relevance_import(
     if not source or len(source) > MAX_SOURCE:
         report.error(first, None, "source", f"give the source a name of 1 to {MAX_SOURCE} characters (--source)")
     reject_if_errors(report)
-    grades: dict[tuple[str, str], tuple[int, str, int]] = {}  # (topic, passage) -> (grade, file, line)
+    grades = _grades_read(report, inputs, progress)
+    with transaction.atomic():
+        existing = Relevance.objects.filter(source=source)
+        if existing.exists() and not replace:
+            report.error(
+                first,
+                None,
+                "source",
+                f"source {source!r} already has {existing.count():,} grades (replace them with --replace)",
+            )
+        reject_if_errors(report)
+        replaced = existing.delete()[0] if replace else 0
+        Relevance.objects.bulk_create(
+            [Relevance(source=source, topic_id=t, passage_id=p, grade=g) for (t, p), (g, _, _) in grades.items()],
+            batch_size=BATCH,
+        )
+    report.add("grades", len(grades))
+    report.add("topics", len({t for t, _ in grades}))
+    if replaced:
+        report.add("replaced", replaced)
+    for grade in GRADES:
+        report.add(f"grade_{grade}", sum(1 for g, _, _ in grades.values() if g == grade))
+    return report
+
+
+def _grades_read(
+    report: ImportReport, inputs: list[InputFile], progress: ProgressCallback | None
+) -> dict[tuple[str, str], tuple[int, str, int]]:
+    """Every line's grade, read and checked: (topic, passage) -> (grade, file, line); the errors go to the
+    report. A repeated line with the same grade is collapsed, one with another grade is an error."""
+    grades: dict[tuple[str, str], tuple[int, str, int]] = {}
     for f, offset, total in with_offsets(inputs):
         found = 0
         for line, text in read_text_lines(report, f, progress=progress, offset=offset, total=total):
@@ -70,25 +100,4 @@ def relevance_import(
             grades[(topic_id, passage_id)] = (grade, f.name, line.number or 0)
         if not found and not report.has_errors_in(f.name):
             empty_file_error(report, f, "qrels")
-    with transaction.atomic():
-        existing = Relevance.objects.filter(source=source)
-        if existing.exists() and not replace:
-            report.error(
-                first,
-                None,
-                "source",
-                f"source {source!r} already has {existing.count():,} grades (replace them with --replace)",
-            )
-        reject_if_errors(report)
-        replaced = existing.delete()[0] if replace else 0
-        Relevance.objects.bulk_create(
-            [Relevance(source=source, topic_id=t, passage_id=p, grade=g) for (t, p), (g, _, _) in grades.items()],
-            batch_size=BATCH,
-        )
-    report.add("grades", len(grades))
-    report.add("topics", len({t for t, _ in grades}))
-    if replaced:
-        report.add("replaced", replaced)
-    for grade in GRADES:
-        report.add(f"grade_{grade}", sum(1 for g, _, _ in grades.values() if g == grade))
-    return report
+    return grades

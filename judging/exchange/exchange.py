@@ -20,7 +20,7 @@ from assess.importers.lines import (
 )
 from assess.importers.report import ImportReport, Line
 from assess.importers.schema import line_check, unknown_fields_hint
-from core.csvsafe import csv_safe_cell
+from core.csvsafe import SafeCsvWriter
 from core.writable import Writable
 from judging.exchange.reading import JudgmentImportOptions, LabelsRead, ReadLabel
 from judging.exchange.schema import ExchangeRow, judge_name_problem
@@ -165,11 +165,11 @@ def _as_label(line: Line, label_field: str, raw: Any, *, hint: str = "") -> str 
 
 def exchange_csv_write(out: Writable, rows: Iterable[dict[str, Any]]) -> int:
     """The rows as CSV with a header line, each cell safe to open in a spreadsheet; returns the rows written."""
-    writer = csv.DictWriter(out, fieldnames=list(EXCHANGE_COLUMNS), lineterminator="\n")
-    writer.writeheader()
+    writer = SafeCsvWriter(out)
+    writer.writerow(EXCHANGE_COLUMNS)
     count = 0
     for row in rows:
-        writer.writerow({k: _csv_bool(v) if isinstance(v, bool) else csv_safe_cell(v) for k, v in row.items()})
+        writer.writerow(_csv_bool(v) if isinstance(v, bool) else v for v in map(row.get, EXCHANGE_COLUMNS))
         count += 1
     return count
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 
-from assess.models import Citation, Passage, Sentence
+from assess.models import Passage, Sentence
 from core.arrays import int_columns
 from judging.exchange.nist import NIST_SUPPORT_CODE
 from judging.exchange.qrels import QrelsLevel
@@ -19,12 +20,15 @@ from judging.models import NOT_JUDGED, FinalLabel, Judgment, NistKeys, NistSente
 from judging.scope import Scope
 
 CHUNK = 5000
+NIST_BATCH = 2000  # answers whose sentences are read at once
 LABEL_OF_CODE = {code: label for label, code in LABEL_CODE.items()}
 
 
-@dataclass(frozen=True)
-class _InScope:
-    """The answers in scope and their citations within the depth, in (answer, sentence index, slot) order."""
+@dataclass
+class ExportMaterial:
+    """The answers in scope and their citations within the depth, in (answer, sentence index, slot) order: what
+    every judgment export reads. Read once (`export_material`) it can be handed to several writers, with
+    `labels_of` giving each label set's labels read once too (the deliverables zip)."""
 
     answers: dict[int, tuple[str, str]]  # answer id -> (topic_id, run_id)
     citation_id: np.ndarray
@@ -33,12 +37,21 @@ class _InScope:
     citation_slot: np.ndarray
     citation_passage: np.ndarray  # passage pk
     citation_pair: np.ndarray  # the citation's stored pair (0: none stored)
+    labels_of: Callable[[LabelSet], CitationLabels] | None = None
 
     def labels(self, label_set: LabelSet) -> CitationLabels:
+        """The set's label of each citation (`judging.labels.citation_labels`)."""
+        if self.labels_of is not None:
+            return self.labels_of(label_set)
         return citation_labels(label_set, citation_ids=self.citation_id, citation_pairs=self.citation_pair)
 
+    @cached_property
+    def passage_ids(self) -> dict[int, str]:
+        """passage pk -> passage id, of every passage cited in scope."""
+        return _passage_ids(set(self.citation_passage.tolist()))
 
-def _in_scope(scope: Scope) -> _InScope:
+
+def export_material(scope: Scope) -> ExportMaterial:
     columns = int_columns(
         scope.citations()
         .order_by("sentence__answer_id", "sentence__index", "slot")
@@ -47,14 +60,17 @@ def _in_scope(scope: Scope) -> _InScope:
         6,
     )
     answers = {pk: (t, r) for pk, t, r in scope.answers().values_list("pk", "topic__topic_id", "run__run_id")}
-    return _InScope(answers, *columns)
+    citation_id, answer, sentence_index, slot, passage, pair = columns
+    return ExportMaterial(answers, citation_id, answer, sentence_index, slot, passage, pair)
 
 
-def exchange_rows(*, scope: Scope, label_sets: Iterable[LabelSet]) -> Iterator[dict[str, Any]]:
+def exchange_rows(
+    *, scope: Scope, label_sets: Iterable[LabelSet], material: ExportMaterial | None = None
+) -> Iterator[dict[str, Any]]:
     """The judgments exchange rows: each set's label of each citation in scope that it labelled, with the
-    judgment that decided it and the set it comes from."""
-    material = _in_scope(scope)
-    passage_ids = _passage_ids(set(material.citation_passage.tolist()))
+    judgment that decided it and the set it comes from. `material`: the scope's, when it was read already."""
+    material = material if material is not None else export_material(scope)
+    passage_ids = material.passage_ids
     citations = list(
         zip(
             material.citation_id.tolist(),
@@ -107,7 +123,13 @@ class NistKeyChoice:
     CHOICES = (SOURCE, NistKeys.WEBASSESS.value, NistKeys.FINAL.value)
 
 
-def nist_rows(*, scope: Scope, label_set: LabelSet, keys: str = NistKeyChoice.SOURCE) -> Iterator[dict[str, Any]]:
+def nist_rows(
+    *,
+    scope: Scope,
+    label_set: LabelSet,
+    keys: str = NistKeyChoice.SOURCE,
+    material: ExportMaterial | None = None,
+) -> Iterator[dict[str, Any]]:
     """NIST-style support judgments: one object per answer in scope on the topics the set labelled (an answer
     without a citation or with none judged included; for a set read from a NIST file, only the answers that
     file described or the set labelled), `support` "2", "1", "0", or "-1" where the set has no
@@ -119,20 +141,22 @@ def nist_rows(*, scope: Scope, label_set: LabelSet, keys: str = NistKeyChoice.SO
     citationID is the citation's position in the sentence's list)."""
     if keys not in NistKeyChoice.CHOICES:
         raise ValueError(f"unknown NIST key spelling {keys!r}: {', '.join(NistKeyChoice.CHOICES)}")
-    material = _in_scope(scope)
+    material = material if material is not None else export_material(scope)
     labels_ = material.labels(label_set)
     labels = labels_as_dict(labels_, material.citation_id)
     labelled_topics = {material.answers[a][0] for a in set(material.citation_answer[labels_.labelled].tolist())}
-    in_scope: dict[int, dict[int, list[tuple[int, int]]]] = {}  # answer -> sentence -> [(citation, passage)]
-    for citation_id, answer_id, sentence_index, passage in zip(
+    # answer -> sentence -> [(citation, passage, reference index)]
+    in_scope: dict[int, dict[int, list[tuple[int, int, int]]]] = {}
+    for citation_id, answer_id, sentence_index, passage, reference in zip(
         material.citation_id.tolist(),
         material.citation_answer.tolist(),
         material.citation_sentence_index.tolist(),
         material.citation_passage.tolist(),
+        _reference_indexes(scope, material.citation_id).tolist(),
         strict=True,
     ):
-        in_scope.setdefault(answer_id, {}).setdefault(sentence_index, []).append((citation_id, passage))
-    passage_ids = _passage_ids(set(material.citation_passage.tolist()))
+        in_scope.setdefault(answer_id, {}).setdefault(sentence_index, []).append((citation_id, passage, reference))
+    passage_ids = material.passage_ids
     source = (
         (label_set.judge_ids[0], label_set.condition)
         if not label_set.several and label_set.campaign_id is None and label_set.judge_ids
@@ -146,8 +170,8 @@ def nist_rows(*, scope: Scope, label_set: LabelSet, keys: str = NistKeyChoice.SO
     # another run's answers as all "-1": NIST did not leave those unjudged, it never saw them.
     from_file = source is not None and NistSentence.objects.filter(judge_id=source[0], condition=source[1]).exists()
     labelled_answers = set(material.citation_answer[labels_.labelled].tolist())
-    for start in range(0, len(answer_ids), 500):
-        batch = answer_ids[start : start + 500]
+    for start in range(0, len(answer_ids), NIST_BATCH):
+        batch = answer_ids[start : start + NIST_BATCH]
         sentences: dict[int, list[tuple[int, int, str]]] = {}
         for pk, answer_id, index, text in (
             Sentence.objects.filter(answer_id__in=batch)
@@ -155,9 +179,6 @@ def nist_rows(*, scope: Scope, label_set: LabelSet, keys: str = NistKeyChoice.SO
             .values_list("pk", "answer_id", "index", "text")
         ):
             sentences.setdefault(answer_id, []).append((pk, index, text))
-        reference_index = dict(
-            Citation.objects.filter(sentence__answer_id__in=batch).values_list("pk", "reference_index")
-        )
         written: dict[int, NistSentence] = {}
         if source is not None:
             written = {
@@ -195,7 +216,6 @@ def nist_rows(*, scope: Scope, label_set: LabelSet, keys: str = NistKeyChoice.SO
                             NIST_SUPPORT_CODE[labels[citation_id][0]] if citation_id in labels else "-1"
                         ),
                         passage_ids=passage_ids,
-                        reference_index=reference_index,
                     )
                     for pk, index, text in answer_sentences
                 ],
@@ -206,15 +226,15 @@ def _nist_sentence(
     index: int,
     text: str,
     written: NistSentence | None,
-    citations: list[tuple[int, int]],
+    citations: list[tuple[int, int, int]],
     *,
     style: str,
     support: Callable[[int], str],
     passage_ids: dict[int, str],
-    reference_index: dict[int, int],
 ) -> dict[str, Any]:
-    """One sentence as NIST writes it (`nist_rows`)."""
-    by_passage = {passage_ids[passage]: citation_id for citation_id, passage in citations}
+    """One sentence as NIST writes it (`nist_rows`); `citations`: (citation, passage, reference index) in scope."""
+    by_passage = {passage_ids[passage]: citation_id for citation_id, passage, _ in citations}
+    reference_index = {citation_id: reference for citation_id, _, reference in citations}
     listed: list[tuple[int | None, str]] = []  # (NIST's citationId when it is this style's, reference)
     if written is not None:
         same_style = written.keys == style
@@ -222,7 +242,7 @@ def _nist_sentence(
     in_list = {ref for _, ref in listed}
     listed += [
         (None, passage_ids[passage])
-        for citation_id, passage in citations
+        for citation_id, passage, _ in citations
         if passage_ids[passage] not in in_list and (written is None or support(citation_id) != "-1")
     ]
     webassess = style == NistKeys.WEBASSESS
@@ -245,31 +265,55 @@ def _nist_sentence(
     return out
 
 
-def qrels_rows(*, scope: Scope, label_set: LabelSet, level: str) -> list[tuple[str, str, int]]:
+def qrels_rows(
+    *, scope: Scope, label_set: LabelSet, level: str, material: ExportMaterial | None = None
+) -> list[tuple[str, str, int]]:
     """(qid, docid, grade) of one label set's labelled citations, sorted; see `QRELS_LEVEL_HELP`. A (qid,
     docid) that several citations give (one passage cited twice in a sentence, or in several sentences or
     runs of a topic) gets the highest of their grades."""
     if level not in QrelsLevel.CHOICES:
         raise ValueError(f"unknown qrels level {level!r}: {' or '.join(QrelsLevel.CHOICES)}")
-    material = _in_scope(scope)
+    material = material if material is not None else export_material(scope)
     labels = material.labels(label_set)
-    labelled = np.flatnonzero(labels.labelled)
-    passage_ids = _passage_ids({int(p) for p in material.citation_passage[labelled]})
-    best: dict[tuple[str, str, int, str], int] = {}
-    for position in labelled.tolist():
-        topic_id, run_id = material.answers[int(material.citation_answer[position])]
-        key = (
-            (topic_id, run_id, int(material.citation_sentence_index[position]))
-            if level == QrelsLevel.SENTENCE
-            else (topic_id, "", -1)
-        ) + (passage_ids[int(material.citation_passage[position])],)
-        grade = int(NIST_SUPPORT_CODE[LABEL_OF_CODE[int(labels.codes[position])]])  # NIST's grades: FS 2, PS 1, NS 0
-        if grade > best.get(key, -1):
-            best[key] = grade
+    at = np.flatnonzero(labels.labelled)
+    grade_of_code = np.array([int(NIST_SUPPORT_CODE[LABEL_OF_CODE[c]]) for c in range(3)])  # FS 2, PS 1, NS 0
+    grades = grade_of_code[labels.codes[at]]
+    # Each name as its rank among the names, so that sorting the ranks sorts the names (as Python compares them).
+    answer_ids, answer_of = np.unique(material.citation_answer[at], return_inverse=True)
+    names = [material.answers[int(a)] for a in answer_ids]
+    topics = sorted({t for t, _ in names})
+    runs = sorted({r for _, r in names})
+    topic_rank = {t: i for i, t in enumerate(topics)}
+    run_rank = {r: i for i, r in enumerate(runs)}
+    topic_of = np.array([topic_rank[t] for t, _ in names], dtype=np.int64)[answer_of]
+    run_of = np.array([run_rank[r] for _, r in names], dtype=np.int64)[answer_of]
+    passage_pks, passage_of = np.unique(material.citation_passage[at], return_inverse=True)
+    docids = [material.passage_ids[int(p)] for p in passage_pks]
+    doc_order = sorted(range(len(docids)), key=docids.__getitem__)
+    doc_rank = np.empty(len(docids), dtype=np.int64)
+    doc_rank[doc_order] = np.arange(len(docids))
+    doc_of = doc_rank[passage_of]
+    sentence_level = level == QrelsLevel.SENTENCE
+    index_of = material.citation_sentence_index[at] if sentence_level else np.zeros(len(at), dtype=np.int64)
+    if not sentence_level:
+        run_of = np.zeros(len(at), dtype=np.int64)
+    order = np.lexsort((doc_of, index_of, run_of, topic_of))
+    keys = np.stack([topic_of, run_of, index_of, doc_of], axis=1)[order]
+    starts = np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]).any(axis=1)]) if len(keys) else np.zeros(0, int)
+    best = np.maximum.reduceat(grades[order], starts) if len(starts) else np.zeros(0, dtype=np.int64)
+    docids_sorted = [docids[i] for i in doc_order]
+    first = keys[starts]
     return [
-        (f"{topic_id}/{run_id}/{index}" if level == QrelsLevel.SENTENCE else topic_id, docid, grade)
-        for (topic_id, run_id, index, docid), grade in sorted(best.items())
+        (f"{topics[t]}/{runs[r]}/{index}" if sentence_level else topics[t], docids_sorted[d], grade)
+        for (t, r, index, d), grade in zip(first.tolist(), best.tolist(), strict=True)
     ]
+
+
+def _reference_indexes(scope: Scope, citation_ids: np.ndarray) -> np.ndarray:
+    """Each given citation's index into its answer's references (every citation given is in scope)."""
+    pks, references = int_columns(scope.citations().order_by().values_list("pk", "reference_index"), 2)
+    order = np.argsort(pks)
+    return references[order][np.searchsorted(pks[order], citation_ids)]
 
 
 def _passage_ids(pks: set[int]) -> dict[int, str]:

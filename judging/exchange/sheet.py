@@ -6,16 +6,15 @@ every label comes from the label rule (`judging.labels`)."""
 
 from __future__ import annotations
 
-import csv
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
 from django.db.models import Exists, OuterRef, Q
 
-from core.csvsafe import csv_safe_cell
+from core.csvsafe import SafeCsvWriter
 from core.writable import Writable
-from judging.exchange.selectors import LABEL_OF_CODE, _in_scope, _passage_ids
+from judging.exchange.selectors import LABEL_OF_CODE, ExportMaterial, export_material
 from judging.labels import LabelSet, LabelSetKind, label_set_final
 from judging.models import Campaign, FinalLabel, JudgeKind, Judgment
 from judging.scope import Scope
@@ -84,44 +83,53 @@ def _pair_notes(campaign: Campaign) -> dict[int, dict[str, list[str]]]:
     return notes
 
 
-def sheet_write(out: Writable, *, campaign: Campaign, scope: Scope, label_set: LabelSet) -> int:
-    """Write the sheet as CSV (each cell safe in a spreadsheet); returns the rows written."""
+def sheet_write(
+    out: Writable, *, campaign: Campaign, scope: Scope, label_set: LabelSet, material: ExportMaterial | None = None
+) -> int:
+    """Write the sheet as CSV (each cell safe in a spreadsheet); returns the rows written. `material`: the
+    scope's citations (and the sets' labels), when they were read already (`selectors.export_material`)."""
     assessors = _assessor_sets(campaign)
-    writer = csv.writer(out, lineterminator="\n")
+    writer = SafeCsvWriter(out)
     writer.writerow([*SHEET_COLUMNS, *(column for column, _ in assessors), *SHEET_TAIL])
     count = 0
-    for row in sheet_rows(campaign=campaign, scope=scope, label_set=label_set, assessors=assessors):
-        writer.writerow([csv_safe_cell(v) for v in row])
+    for row in sheet_rows(campaign=campaign, scope=scope, label_set=label_set, assessors=assessors, material=material):
+        writer.writerow(row)
         count += 1
     return count
 
 
 def sheet_rows(
-    *, campaign: Campaign, scope: Scope, label_set: LabelSet, assessors: list[tuple[str, LabelSet]] | None = None
+    *,
+    campaign: Campaign,
+    scope: Scope,
+    label_set: LabelSet,
+    assessors: list[tuple[str, LabelSet]] | None = None,
+    material: ExportMaterial | None = None,
 ) -> Iterator[list[Any]]:
     """The sheet's rows, in (answer, sentence, slot) order: every citation in scope that any of its sets labelled
     or that an assessor commented on."""
     assessors = assessors if assessors is not None else _assessor_sets(campaign)
-    material = _in_scope(scope)
-    chosen = material.labels(label_set).codes
-    final = material.labels(label_set_final(campaign)).codes
-    per_assessor = [material.labels(s).codes for _, s in assessors]
+    material = material if material is not None else export_material(scope)
+    chosen = _label_names(material.labels(label_set).codes)
+    final_set = label_set if label_set.kind == LabelSetKind.FINAL and label_set.campaign_id == campaign.pk else None
+    final = _label_names(material.labels(final_set or label_set_final(campaign)).codes)
+    per_assessor = [_label_names(material.labels(s).codes) for _, s in assessors]
     notes = _pair_notes(campaign)
     reasons = dict(FinalLabel.objects.filter(campaign=campaign, current=True).values_list("pair_id", "reason"))
-    passage_ids = _passage_ids(set(material.citation_passage.tolist()))
-    for i, (answer, index, slot, passage, pair) in enumerate(
-        zip(
-            material.citation_answer.tolist(),
-            material.citation_sentence_index.tolist(),
-            material.citation_slot.tolist(),
-            material.citation_passage.tolist(),
-            material.citation_pair.tolist(),
-            strict=True,
-        )
+    passage_ids = material.passage_ids
+    for answer, index, slot, passage, pair, chosen_label, final_label, *columns in zip(
+        material.citation_answer.tolist(),
+        material.citation_sentence_index.tolist(),
+        material.citation_slot.tolist(),
+        material.citation_passage.tolist(),
+        material.citation_pair.tolist(),
+        chosen,
+        final,
+        *per_assessor,
+        strict=True,
     ):
-        columns = [LABEL_OF_CODE.get(int(codes[i]), "") for codes in per_assessor]
         note = notes.get(pair)
-        if chosen[i] < 0 and final[i] < 0 and not any(columns) and note is None:
+        if not chosen_label and not final_label and not any(columns) and note is None:
             continue
         topic_id, run_id = material.answers[answer]
         yield [
@@ -130,12 +138,17 @@ def sheet_rows(
             index,
             slot,
             passage_ids[passage],
-            LABEL_OF_CODE.get(int(chosen[i]), ""),
+            chosen_label,
             label_set.spec,
-            LABEL_OF_CODE.get(int(final[i]), ""),
+            final_label,
             reasons.get(pair, ""),
             *columns,
             "; ".join(note["flagged_by"]) if note else "",
             " | ".join(note["comments"]) if note else "",
             " | ".join(note["reasons"]) if note else "",
         ]
+
+
+def _label_names(codes: Any) -> list[str]:
+    """Each code's label ("" for none), as a list: read per row, a list is much faster than a numpy array."""
+    return [LABEL_OF_CODE.get(code, "") for code in codes.tolist()]

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import ForeignKey, ManyToOneRel
 
-from judging.models import Assignment, Campaign, CampaignPair, GuidelinesReading, Judgment
+from judging.models import Assignment, Campaign, CampaignPair, GuidelinesReading, Judgment, Sample
 
 
 @dataclass(frozen=True)
@@ -27,8 +27,9 @@ class CampaignLosses:
         return [text for text, n in rows if n]
 
 
-# Counted apart above, or holding nothing an organizer would miss.
-_COUNTED = {CampaignPair, Assignment, GuidelinesReading}
+# Counted apart above, or holding nothing an organizer would miss (a sample is counted as the study or budget
+# sample that wrote it).
+_COUNTED = {CampaignPair, Assignment, GuidelinesReading, Sample}
 
 
 def campaign_losses(*, campaign: Campaign) -> CampaignLosses:

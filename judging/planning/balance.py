@@ -79,6 +79,11 @@ def plan_balance(
     return Balance(slots=slots, loads=loads, topics=counts, short=short)
 
 
+# A change: its gain (the change in the sum of squared loads), the slot, the assessor it goes to, and the slot
+# that comes back in a swap (None: a move).
+Change = tuple[int, Slot, int, Slot | None]
+
+
 def _improve(
     *,
     slots: list[Slot],
@@ -88,59 +93,92 @@ def _improve(
     eligible: set[tuple[int, int]],
     rank: dict[int, int],
 ) -> None:
-    def may_take(assessor: int, slot: Slot) -> bool:
-        return assessor not in holders[slot.topic] and (slot.topic, assessor) in eligible
+    for _ in range(MAX_CHANGES):
+        best = _best_move(slots=slots, loads=loads, holders=holders, eligible=eligible, rank=rank)
+        best = _best_swap(slots=slots, loads=loads, holders=holders, eligible=eligible, rank=rank, best=best)
+        if best is None:
+            return
+        _change_make(best, loads=loads, counts=counts, holders=holders)
 
-    def give(slot: Slot, to: int) -> None:
-        holders[slot.topic].discard(slot.assessor)
-        loads[slot.assessor] -= slot.size
-        counts[slot.assessor] -= 1
+
+def _may_take(assessor: int, slot: Slot, *, holders: dict[int, set[int]], eligible: set[tuple[int, int]]) -> bool:
+    return assessor not in holders[slot.topic] and (slot.topic, assessor) in eligible
+
+
+def _best_move(
+    *,
+    slots: list[Slot],
+    loads: dict[int, int],
+    holders: dict[int, set[int]],
+    eligible: set[tuple[int, int]],
+    rank: dict[int, int],
+) -> Change | None:
+    # The best change lowers the sum of squared loads the most: moving d pairs from load g to load r
+    # changes it by 2d(r - g + d), negative while r + d < g. Ties go to the earlier slot and assessor.
+    best: Change | None = None
+    for slot in slots:
+        g = loads[slot.assessor]
+        for r in sorted(loads, key=lambda a: rank[a]):
+            if loads[r] + slot.size < g and _may_take(r, slot, holders=holders, eligible=eligible):
+                gain = 2 * slot.size * (loads[r] - g + slot.size)
+                if best is None or gain < best[0]:
+                    best = (gain, slot, r, None)
+    return best
+
+
+def _best_swap(
+    *,
+    slots: list[Slot],
+    loads: dict[int, int],
+    holders: dict[int, set[int]],
+    eligible: set[tuple[int, int]],
+    rank: dict[int, int],
+    best: Change | None,
+) -> Change | None:
+    """The best swap if it beats `best` (the best move), else `best`."""
+    heavy = max(loads, key=lambda a: (loads[a], -rank[a]), default=None)
+    light = min(loads, key=lambda a: (loads[a], rank[a]), default=None)
+    # Swaps only between the heaviest assessor and another, or another and the lightest: enough to even
+    # out what moves cannot, at a cost linear in the slots.
+    pairs = [(one, other) for one in slots if one.assessor == heavy for other in slots] + [
+        (one, other) for other in slots if other.assessor == light for one in slots
+    ]
+    for one, other in pairs:
+        d = one.size - other.size
+        if d <= 0 or one.assessor == other.assessor:
+            continue
+        g, r = loads[one.assessor], loads[other.assessor]
+        if (
+            r + d < g
+            and _may_take(other.assessor, one, holders=holders, eligible=eligible)
+            and _may_take(one.assessor, other, holders=holders, eligible=eligible)
+        ):
+            gain = 2 * d * (r - g + d)
+            if best is None or gain < best[0]:
+                best = (gain, one, other.assessor, other)
+    return best
+
+
+def _change_make(
+    change: Change, *, loads: dict[int, int], counts: dict[int, int], holders: dict[int, set[int]]
+) -> None:
+    _, slot, to, swapped = change
+    frm = slot.assessor
+    holders[slot.topic].discard(frm)
+    if swapped is None:
+        loads[frm] -= slot.size
+        counts[frm] -= 1
         slot.assessor = to
         holders[slot.topic].add(to)
         loads[to] += slot.size
         counts[to] += 1
-
-    for _ in range(MAX_CHANGES):
-        # The best change lowers the sum of squared loads the most: moving d pairs from load g to load r
-        # changes it by 2d(r - g + d), negative while r + d < g. Ties go to the earlier slot and assessor.
-        best: tuple[int, Slot, int, Slot | None] | None = None
-        for slot in slots:
-            g = loads[slot.assessor]
-            for r in sorted(loads, key=lambda a: rank[a]):
-                if loads[r] + slot.size < g and may_take(r, slot):
-                    gain = 2 * slot.size * (loads[r] - g + slot.size)
-                    if best is None or gain < best[0]:
-                        best = (gain, slot, r, None)
-        heavy = max(loads, key=lambda a: (loads[a], -rank[a]), default=None)
-        light = min(loads, key=lambda a: (loads[a], rank[a]), default=None)
-        # Swaps only between the heaviest assessor and another, or another and the lightest: enough to even
-        # out what moves cannot, at a cost linear in the slots.
-        pairs = [(one, other) for one in slots if one.assessor == heavy for other in slots] + [
-            (one, other) for other in slots if other.assessor == light for one in slots
-        ]
-        for one, other in pairs:
-            d = one.size - other.size
-            if d <= 0 or one.assessor == other.assessor:
-                continue
-            g, r = loads[one.assessor], loads[other.assessor]
-            if r + d < g and may_take(other.assessor, one) and may_take(one.assessor, other):
-                gain = 2 * d * (r - g + d)
-                if best is None or gain < best[0]:
-                    best = (gain, one, other.assessor, other)
-        if best is None:
-            return
-        _, slot, to, swapped = best
-        if swapped is None:
-            give(slot, to)
-        else:
-            frm = slot.assessor
-            holders[slot.topic].discard(frm)
-            holders[swapped.topic].discard(to)
-            loads[frm] += swapped.size - slot.size
-            loads[to] += slot.size - swapped.size
-            slot.assessor, swapped.assessor = to, frm
-            holders[slot.topic].add(to)
-            holders[swapped.topic].add(frm)
+        return
+    holders[swapped.topic].discard(to)
+    loads[frm] += swapped.size - slot.size
+    loads[to] += slot.size - swapped.size
+    slot.assessor, swapped.assessor = to, frm
+    holders[slot.topic].add(to)
+    holders[swapped.topic].add(frm)
 
 
 def load_ratio(loads: dict[int, int]) -> float | None:

@@ -17,7 +17,7 @@ from assess.models import Topic
 from judging import services
 from judging.blindness import BlindnessViolation, candidates_violations
 from judging.models import Assignment, Campaign, Condition
-from judging.planning.balance import load_ratio, plan_balance
+from judging.planning.balance import Balance, load_ratio, plan_balance
 from judging.planning.selectors import assignments_held, campaign_pace, pool_sizes
 
 PLAN_CONDITIONS = (Condition.FROM_SCRATCH, Condition.POST_EDIT)
@@ -127,19 +127,9 @@ def assignment_plan(
     rebalance: bool = False,
 ) -> Plan:
     """The plan, written nowhere. Raises PlanError for a request that cannot be planned."""
-    if campaign.is_archived:
-        raise PlanError(f"campaign {campaign.name} is archived: restore it before assigning")
-    if condition not in PLAN_CONDITIONS:
-        raise PlanError(f"condition must be one of {', '.join(PLAN_CONDITIONS)}, not {condition!r}")
-    assessors = list({a.pk: a for a in assessors}.values())
-    if not assessors:
-        raise PlanError("give at least one assessor")
-    if overlap < 1:
-        raise PlanError(f"--overlap must be at least 1, not {overlap}")
-    if overlap > len(assessors):
-        raise PlanError(f"--overlap {overlap} is more than the {len(assessors)} assessors given")
-    if not 0.0 < overlap_share <= 1.0:
-        raise PlanError(f"--overlap-share must be in (0, 1], not {overlap_share}")
+    assessors = _plan_request_checked(
+        campaign=campaign, assessors=assessors, condition=condition, overlap=overlap, overlap_share=overlap_share
+    )
     sizes = pool_sizes(campaign=campaign)
     topics = {t.pk: t for t in campaign.topics.filter(pk__in=sizes).order_by("topic_id")}
     if not topics:
@@ -165,7 +155,6 @@ def assignment_plan(
         movable=movable,
         eligible=eligible,
     )
-    names = {a.pk: a.get_username() for a in assessors}
     held_as = {(h.topic_id, h.assessor_id): h.assignment_id for h in held}
     pace = campaign_pace(campaign=campaign)
     plan = Plan(
@@ -183,6 +172,42 @@ def assignment_plan(
         ratio=load_ratio(balance.loads),
         topics_without_pairs=campaign.topics.exclude(pk__in=sizes).count(),
     )
+    _plan_fill(plan=plan, balance=balance, topics=topics, assessors=assessors, held_as=held_as, wanted=wanted)
+    return plan
+
+
+def _plan_request_checked(
+    *, campaign: Campaign, assessors: list[User], condition: str, overlap: int, overlap_share: float
+) -> list[User]:
+    """The assessors, each once; raises PlanError for a request that cannot be planned."""
+    if campaign.is_archived:
+        raise PlanError(f"campaign {campaign.name} is archived: restore it before assigning")
+    if condition not in PLAN_CONDITIONS:
+        raise PlanError(f"condition must be one of {', '.join(PLAN_CONDITIONS)}, not {condition!r}")
+    assessors = list({a.pk: a for a in assessors}.values())
+    if not assessors:
+        raise PlanError("give at least one assessor")
+    if overlap < 1:
+        raise PlanError(f"--overlap must be at least 1, not {overlap}")
+    if overlap > len(assessors):
+        raise PlanError(f"--overlap {overlap} is more than the {len(assessors)} assessors given")
+    if not 0.0 < overlap_share <= 1.0:
+        raise PlanError(f"--overlap-share must be in (0, 1], not {overlap_share}")
+    return assessors
+
+
+def _plan_fill(
+    *,
+    plan: Plan,
+    balance: Balance,
+    topics: dict[int, Topic],
+    assessors: list[User],
+    held_as: dict[tuple[int, int], int],
+    wanted: dict[int, int],
+) -> None:
+    """The balance, added to the plan: its new assignments and moves (in topic then assessor order), each
+    assessor's load, and the topics left short."""
+    names = {a.pk: a.get_username() for a in assessors}
     new_by: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for slot in sorted(balance.slots, key=lambda s: (topics[s.topic].topic_id, names[s.assessor])):
         if slot.original is None:
@@ -208,12 +233,11 @@ def assignment_plan(
                 pairs=pairs,
                 new_topics=len(new_by[a.pk]),
                 new_pairs=sum(size for _, size in new_by[a.pk]),
-                hours=pairs * pace.seconds / 3600.0,
+                hours=pairs * plan.seconds_per_judgment / 3600.0,
             )
         )
     for pk, n in sorted(balance.short.items(), key=lambda kv: topics[kv[0]].topic_id):
         plan.short.append(Shortfall(topic_id=topics[pk].topic_id, wanted=wanted[pk], held=wanted[pk] - n))
-    return plan
 
 
 def _overlapped_topics(*, topics: dict[int, Topic], share: float, seed: int) -> set[int]:

@@ -1,5 +1,6 @@
-"""The deliverables zip, written entry after entry to a file (never whole in memory), each entry by the writer
-that owns its format: qrels and NIST JSONL (`judging.exchange.export`), the judgment sheet with one column per
+"""The deliverables zip, written entry after entry to a file or to the browser (never whole in memory), each
+entry by the writer that owns its format, all of them over one reading of the scope's citations and of each
+label set's labels (`_read_once`): qrels and NIST JSONL (`judging.exchange.export`), the judgment sheet with one column per
 assessor (`judging.exchange.sheet`), run and per-(topic, run) scores (`metrics.exports`), the agreement report
 (`metrics.reports`, as JSON and CSV) and the paper's figures (`metrics.figure_data` + `metrics.figures`).
 `manifest.json`, written last, lists every file with its size and SHA-256, the label sets with their counts,
@@ -7,7 +8,6 @@ the campaign's settings, the platform's version and git commit, and the date."""
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import json
@@ -15,7 +15,7 @@ import subprocess
 import time
 import tomllib
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,10 +23,19 @@ from typing import IO, Any
 
 from django.conf import settings
 
+from core.csvsafe import SafeCsvWriter
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.qrels import QrelsLevel
+from judging.exchange.selectors import ExportMaterial
 from judging.exchange.sheet import sheet_write
-from judging.labels import LabelSet, LabelSetKind, label_set_describe, label_set_final, label_sets_available
+from judging.labels import (
+    CitationLabels,
+    LabelSet,
+    LabelSetKind,
+    label_set_describe,
+    label_set_final,
+    label_sets_available,
+)
 from judging.models import Campaign
 from judging.scope import Scope, scope_for
 from metrics.exports import agreement_json, scores_csv, topic_scores_csv
@@ -134,8 +143,7 @@ def _partners(campaign: Campaign, label_set: LabelSet) -> list[LabelSet]:
     return llms + wanted
 
 
-def _counts(label_set: LabelSet, scope: Scope) -> dict[str, Any]:
-    labels = labels_get(label_set, material_get(scope))
+def _counts(label_set: LabelSet, labels: CitationLabels) -> dict[str, Any]:
     codes = labels.codes
     return {
         **label_set_describe(label_set),
@@ -149,7 +157,7 @@ def _counts(label_set: LabelSet, scope: Scope) -> dict[str, Any]:
 
 
 def _agreement_csv(out: IO[str], reports: list[dict[str, Any]]) -> int:
-    writer = csv.writer(out, lineterminator="\n")
+    writer = SafeCsvWriter(out)
     writer.writerow(AGREEMENT_COLUMNS)
     for r in reports:
         labels = r["labels"]
@@ -171,6 +179,29 @@ def _agreement_csv(out: IO[str], reports: list[dict[str, Any]]) -> int:
             ]
         )
     return len(reports)
+
+
+def _read_once(scope: Scope) -> ExportMaterial:
+    """The scope's citations (`metrics.material`, kept between requests) and, as each set is first asked for,
+    its labels, read once for every entry of the zip."""
+    material = material_get(scope)
+    labels: dict[str, CitationLabels] = {}
+
+    def labels_of(label_set: LabelSet) -> CitationLabels:
+        if label_set.key not in labels:
+            labels[label_set.key] = labels_get(label_set, material)
+        return labels[label_set.key]
+
+    return ExportMaterial(
+        answers={pk: (topic_id, run_id) for pk, (topic_id, run_id, _) in material.answers.items()},
+        citation_id=material.citation_id,
+        citation_answer=material.citation_answer,
+        citation_sentence_index=material.citation_sentence_index,
+        citation_slot=material.citation_slot,
+        citation_passage=material.citation_passage,
+        citation_pair=material.citation_pair,
+        labels_of=labels_of,
+    )
 
 
 def campaign_settings(campaign: Campaign) -> dict[str, Any]:
@@ -197,89 +228,130 @@ def deliverables_write(
     target: IO[bytes] | Path, *, campaign: Campaign, label_set: LabelSet, resamples: int = 1000
 ) -> Deliverables:
     """Write the campaign's deliverables for `label_set` as one zip into `target` (a path or a binary file)."""
-    scope = scope_for(campaign=campaign)
     done = Deliverables()
-    partners = _partners(campaign, label_set)
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
-        _entry(
-            zf,
-            done,
-            "qrels.txt",
-            lambda out: judgments_export(
-                out, fmt=ExportFormat.QRELS, scope=scope, label_sets=[label_set], qrels_level=QrelsLevel.SENTENCE
-            ),
-        )
-        _entry(
-            zf,
-            done,
-            "qrels-topic.txt",
-            lambda out: judgments_export(
-                out, fmt=ExportFormat.QRELS, scope=scope, label_sets=[label_set], qrels_level=QrelsLevel.TOPIC
-            ),
-        )
-        _entry(
-            zf,
-            done,
-            "judgments-nist.jsonl",
-            lambda out: judgments_export(out, fmt=ExportFormat.NIST, scope=scope, label_sets=[label_set]),
-        )
-        _entry(
-            zf,
-            done,
-            "judgments.csv",
-            lambda out: sheet_write(out, campaign=campaign, scope=scope, label_set=label_set),
-        )
-        start = time.perf_counter()
-        scores = scores_report(label_set=label_set, scope=scope, resamples=resamples)
-        done.timings["scores (with intervals)"] = round(time.perf_counter() - start, 2)
-        _entry(zf, done, "scores.csv", lambda out: scores_csv(out, [scores], intervals=True))
-        _entry(zf, done, "scores.json", lambda out: agreement_json(out, scores.as_dict()))
-        _entry(
-            zf,
-            done,
-            "topic-scores.csv",
-            lambda out: topic_scores_csv(out, [topic_scores_report(label_set=label_set, scope=scope)]),
-        )
-        reports = []
-        start = time.perf_counter()
-        for other in partners:
-            try:
-                reports.append(agreement_report(a=label_set, b=other, scope=scope, resamples=resamples))
-            except ValueError as exc:
-                done.skipped.append({"what": f"agreement with {other.spec}", "why": str(exc)})
-        _entry(
-            zf,
-            done,
-            "agreement.json",
-            lambda out: agreement_json(out, {"label_set": label_set.spec, "reports": reports}),
-        )
-        _entry(zf, done, "agreement.csv", lambda out: _agreement_csv(out, reports))
-        if partners:
-            for name in ("scatter", "confusion", "distribution"):
-                try:
-                    figure = figure_make(name, a=label_set, b=partners[0], scope=scope)
-                except (FigureUnavailable, ValueError) as exc:
-                    done.skipped.append({"what": f"figure {name}", "why": str(exc)})
-                    continue
-                for fmt in FORMATS:
-                    _binary_entry(zf, done, f"figures/{file_stem(name)}.{fmt}", figure_bytes(figure, fmt))
-        else:
-            done.skipped.append({"what": "figures", "why": "no other label set to draw the label set against"})
-        done.timings["agreement files and figures"] = round(time.perf_counter() - start, 2)
-        sets = [label_set] + ([label_set_final(campaign)] if label_set.kind != LabelSetKind.FINAL else []) + partners
-        manifest = {
-            "campaign": campaign_settings(campaign),
-            "label_set": label_set.spec,
-            "label_sets": [_counts(s, scope) for s in sets],
-            "scope": {"depth": scope.depth, "topics": len(scope.topic_ids or ()), "runs": len(scope.run_ids or ())},
-            "figures_against": partners[0].spec if partners else None,
-            "platform": platform_version(),
-            "created_at": datetime.now(UTC).isoformat(),
-            "files": done.files,
-            "skipped": done.skipped,
-            "seconds": done.timings,
-        }
-        data = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode()
-        with zf.open("manifest.json", "w") as raw:
-            raw.write(data)
+        for _ in _entries(zf, done, campaign=campaign, label_set=label_set, resamples=resamples):
+            pass
     return done
+
+
+class _Spool(io.RawIOBase):
+    """A sink that keeps what the zip writes until it is taken: the zip sees an unseekable stream, so it writes
+    each entry's sizes after its data and never goes back."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        self.chunks.append(bytes(data))
+        return len(self.chunks[-1])
+
+    def take(self) -> bytes:
+        data = b"".join(self.chunks)
+        self.chunks.clear()
+        return data
+
+
+def deliverables_stream(*, campaign: Campaign, label_set: LabelSet, resamples: int = 1000) -> Iterator[bytes]:
+    """The same zip as `deliverables_write`, as bytes given out entry after entry while it is written (what
+    the campaign page's button sends): memory holds one entry's compressed bytes at most."""
+    spool = _Spool()
+    with zipfile.ZipFile(spool, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
+        for _ in _entries(zf, Deliverables(), campaign=campaign, label_set=label_set, resamples=resamples):
+            if spool.chunks:
+                yield spool.take()
+    yield spool.take()
+
+
+def _entries(
+    zf: zipfile.ZipFile, done: Deliverables, *, campaign: Campaign, label_set: LabelSet, resamples: int
+) -> Iterator[None]:
+    """Write the entries one by one, pausing after each."""
+    scope = scope_for(campaign=campaign)
+    partners = _partners(campaign, label_set)
+    material = _read_once(scope)
+    for name, level in (("qrels.txt", QrelsLevel.SENTENCE), ("qrels-topic.txt", QrelsLevel.TOPIC)):
+        _entry(
+            zf,
+            done,
+            name,
+            lambda out, level=level: judgments_export(  # type: ignore[misc]
+                out, fmt=ExportFormat.QRELS, scope=scope, label_sets=[label_set], qrels_level=level, material=material
+            ),
+        )
+        yield
+    _entry(
+        zf,
+        done,
+        "judgments-nist.jsonl",
+        lambda out: judgments_export(
+            out, fmt=ExportFormat.NIST, scope=scope, label_sets=[label_set], material=material
+        ),
+    )
+    yield
+    _entry(
+        zf,
+        done,
+        "judgments.csv",
+        lambda out: sheet_write(out, campaign=campaign, scope=scope, label_set=label_set, material=material),
+    )
+    yield
+    start = time.perf_counter()
+    scores = scores_report(label_set=label_set, scope=scope, resamples=resamples)
+    done.timings["scores (with intervals)"] = round(time.perf_counter() - start, 2)
+    _entry(zf, done, "scores.csv", lambda out: scores_csv(out, [scores], intervals=True))
+    _entry(zf, done, "scores.json", lambda out: agreement_json(out, scores.as_dict()))
+    _entry(
+        zf,
+        done,
+        "topic-scores.csv",
+        lambda out: topic_scores_csv(out, [topic_scores_report(label_set=label_set, scope=scope)]),
+    )
+    yield
+    reports = []
+    start = time.perf_counter()
+    for other in partners:
+        try:
+            reports.append(agreement_report(a=label_set, b=other, scope=scope, resamples=resamples))
+        except ValueError as exc:
+            done.skipped.append({"what": f"agreement with {other.spec}", "why": str(exc)})
+    _entry(
+        zf,
+        done,
+        "agreement.json",
+        lambda out: agreement_json(out, {"label_set": label_set.spec, "reports": reports}),
+    )
+    _entry(zf, done, "agreement.csv", lambda out: _agreement_csv(out, reports))
+    yield
+    if partners:
+        for name in ("scatter", "confusion", "distribution"):
+            try:
+                figure = figure_make(name, a=label_set, b=partners[0], scope=scope)
+            except (FigureUnavailable, ValueError) as exc:
+                done.skipped.append({"what": f"figure {name}", "why": str(exc)})
+                continue
+            for fmt in FORMATS:
+                _binary_entry(zf, done, f"figures/{file_stem(name)}.{fmt}", figure_bytes(figure, fmt))
+            yield
+    else:
+        done.skipped.append({"what": "figures", "why": "no other label set to draw the label set against"})
+    done.timings["agreement files and figures"] = round(time.perf_counter() - start, 2)
+    sets = [label_set] + ([label_set_final(campaign)] if label_set.kind != LabelSetKind.FINAL else []) + partners
+    manifest = {
+        "campaign": campaign_settings(campaign),
+        "label_set": label_set.spec,
+        "label_sets": [_counts(s, material.labels(s)) for s in sets],
+        "scope": {"depth": scope.depth, "topics": len(scope.topic_ids or ()), "runs": len(scope.run_ids or ())},
+        "figures_against": partners[0].spec if partners else None,
+        "platform": platform_version(),
+        "created_at": datetime.now(UTC).isoformat(),
+        "files": done.files,
+        "skipped": done.skipped,
+        "seconds": done.timings,
+    }
+    data = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode()
+    with zf.open("manifest.json", "w") as raw:
+        raw.write(data)

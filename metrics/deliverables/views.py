@@ -1,21 +1,22 @@
-"""The campaign page's deliverables button (organizers): the zip is written entry after entry to a temporary
-file, which is then streamed to the browser and deleted."""
+"""The campaign page's deliverables button (organizers): the zip is sent as it is written, entry after entry
+(`build.deliverables_stream`), so its first bytes leave before the last entry is computed and memory holds
+one entry at most. The label set is checked before anything is sent."""
 
 from __future__ import annotations
 
 import re
-import tempfile
 
 from django import forms
 from django.contrib import messages
-from django.http import FileResponse, Http404, HttpRequest, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import redirect
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from core.auth import organizer_required
 from judging.labels import LabelSetError, label_set_get
 from judging.models import Campaign
-from metrics.deliverables.build import deliverables_write
+from metrics.deliverables.build import deliverables_stream
 
 
 class DeliverablesForm(forms.Form):
@@ -40,12 +41,9 @@ def campaign_deliverables(request: HttpRequest, campaign_id: int) -> HttpRespons
     if problem is not None:
         messages.error(request, f"Deliverables not written: {problem}")
         return redirect("judging:campaign", campaign_id=campaign.pk)
-    spool = tempfile.TemporaryFile()  # noqa: SIM115 - FileResponse closes (and so deletes) it once sent
-    try:
-        deliverables_write(spool, campaign=campaign, label_set=label_set)
-    except BaseException:
-        spool.close()
-        raise
-    spool.seek(0)
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{campaign.name}-{label_set.spec}")
-    return FileResponse(spool, as_attachment=True, filename=f"deliverables-{safe}.zip", content_type="application/zip")
+    response = StreamingHttpResponse(
+        deliverables_stream(campaign=campaign, label_set=label_set), content_type="application/zip"
+    )
+    response["Content-Disposition"] = content_disposition_header(True, f"deliverables-{safe}.zip") or ""
+    return response

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 
 from assess.models import Citation, Topic
-from judging.models import Assignment, Campaign, Judge, Label, Pair
+from judging.models import Assignment, Campaign, Judge, Label, Pair, Sample
 
 
 class Study(models.Model):
@@ -29,9 +29,11 @@ class Study(models.Model):
         related_name="second_judge_studies",
         help_text="A second LLM judge run on the sampled pairs only (the paper used Llama-3.1-405B).",
     )
-    # The adjudication assignments that re-judge this study's sample (their queue is the sample, shuffled:
-    # judging asks `selectors.StudySamples`, registered as its sample source).
+    # The adjudication assignments that re-judge this study's sample.
     assignments = models.ManyToManyField(Assignment, blank=True, related_name="studies")
+    # The sample as judging's queue reads it (its pairs in the drawn order, its judges to be independent of),
+    # written with the study by `services.study_create`.
+    sample = models.OneToOneField(Sample, null=True, blank=True, on_delete=models.RESTRICT, related_name="study")
     summary = models.JSONField(
         default=dict, blank=True, help_text="Per topic: candidate pairs, disagreements, sampled."
     )

@@ -1,19 +1,16 @@
 """Reads for the disagreement study (DESIGN §6): the pool citations its sample is drawn from, the labels of
-two label sets on them (the one rule of `judging.labels`), the study's table, and the study as judging's
-sample source (`StudySamples`: what a study's adjudication assignment re-judges)."""
+two label sets on them (the one rule of `judging.labels`), and the study's table."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models import QuerySet
 
 from assess.models import Citation
 from judging.labels import LabelSet, citation_labels, labels_as_dict
 from judging.models import Campaign, CampaignPair, Condition, Judgment
-from judging.samples import SampleJudges
 from metrics.study.models import Study, StudyItem
 
 CHUNK = 5000
@@ -154,50 +151,3 @@ def study_table(*, study: Study) -> StudyTable:
 
 def study_pair_ids(*, study: Study) -> list[int]:
     return sorted(set(StudyItem.objects.filter(study=study).values_list("pair_id", flat=True)))
-
-
-# --- the study as judging's sample source (`judging.samples`) -----------------------------------------------
-
-
-def study_sample_judges(study: Study) -> SampleJudges:
-    """What a study's adjudicators must be independent of: the judges of its label sets `a` and `b`."""
-    return SampleJudges(name=f"study #{study.pk}", label_sets=(("a", study.a), ("b", study.b)))
-
-
-class StudySamples:
-    """A study's adjudication assignment re-judges the study's sample of its topic, in the order drawn with the
-    study's seed. An assignment re-judges one study at most (`services.study_assign` refuses a second)."""
-
-    def pairs(self, *, assignment_id: int, topic_id: int) -> list[int] | None:
-        rows = list(
-            StudyItem.objects.filter(study__assignments=assignment_id, topic_id=topic_id)
-            .order_by("study_id", "order", "pair_id")
-            .values_list("study_id", "pair_id")
-        )
-        if rows:
-            return [pair_id for study_id, pair_id in rows if study_id == rows[0][0]]
-        # No sampled pair on the topic: an assignment of a study still re-judges its (empty) sample.
-        return [] if Study.assignments.through.objects.filter(assignment_id=assignment_id).exists() else None
-
-    def pair_count(self, *, assignment_id: OuterRef, topic_id: OuterRef) -> Subquery:
-        sampled = (
-            StudyItem.objects.filter(study__assignments=assignment_id, topic_id=topic_id)
-            .order_by()
-            .values("topic_id")
-            .annotate(n=Count("pk"))
-        )
-        return Subquery(sampled.values("n"), output_field=IntegerField())
-
-    def judges(
-        self, *, campaign_id: int, assignment_ids: Iterable[int]
-    ) -> tuple[list[SampleJudges], dict[int, list[SampleJudges]]]:
-        studies = list(Study.objects.filter(campaign_id=campaign_id))
-        every = [study_sample_judges(s) for s in studies]
-        position = {s.pk: i for i, s in enumerate(studies)}
-        links = Study.assignments.through.objects.filter(assignment_id__in=list(assignment_ids), study_id__in=position)
-        rejudged: dict[int, list[SampleJudges]] = {}
-        for assignment_id, study_id in sorted(
-            links.values_list("assignment_id", "study_id"), key=lambda r: position[r[1]]
-        ):
-            rejudged.setdefault(assignment_id, []).append(every[position[study_id]])
-        return every, rejudged

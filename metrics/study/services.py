@@ -12,16 +12,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from assess.models import Topic
-from judging import services
+from judging import samples, services
 from judging.blindness import BlindnessViolation
 from judging.labels import LabelSetError, label_set_get
 from judging.llm import chunks as llm_chunks
 from judging.llm import services as llm_services
 from judging.llm.client import ProviderNotConfigured, provider_check
 from judging.llm.models import PrelabelJob, PrelabelMode, PrelabelStatus
-from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind
+from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Sample
 from metrics.study.models import Study, StudyItem
-from metrics.study.selectors import PoolCitation, pool_citations, pool_labels, study_pair_ids, study_sample_judges
+from metrics.study.selectors import PoolCitation, pool_citations, pool_labels, study_pair_ids
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +91,43 @@ def study_create(
     study = Study.objects.create(
         campaign=campaign, a=set_a.spec, b=set_b.spec, per_topic=per_topic, seed=seed, created_by=created_by
     )
+    items, topics_summary = _study_items_draw(
+        study=study, disagreeing=disagreeing, both=both, labels_a=labels_a, labels_b=labels_b
+    )
+    StudyItem.objects.bulk_create(items)
+    study.sample = _study_sample_write(study, items)
+    study.summary = {
+        "topics": topics_summary,
+        "sampled": len(items),
+        "short_topics": [t["topic_id"] for t in topics_summary if t["short"]],
+    }
+    study.save(update_fields=["summary", "sample"])
+    return study
+
+
+def _study_sample_write(study: Study, items: list[StudyItem]) -> Sample:
+    """What judging's queue and blindness read of the study: its pairs in the drawn order, the label sets whose
+    judges may not adjudicate it."""
+    return samples.sample_create(
+        campaign=study.campaign,
+        name=f"study #{study.pk}",
+        condition=Condition.ADJUDICATION,
+        pairs=[(item.topic_id, item.pair_id) for item in items],
+        independent_of=(("a", study.a), ("b", study.b)),
+    )
+
+
+def _study_items_draw(
+    *,
+    study: Study,
+    disagreeing: dict[int, dict[int, PoolCitation]],
+    both: dict[int, set[int]],
+    labels_a: dict[int, str],
+    labels_b: dict[int, str],
+) -> tuple[list[StudyItem], list[dict]]:
+    """Each campaign topic's sample, drawn from its disagreeing pairs with the topic's own generator, and the
+    topic's line of the summary."""
+    campaign, per_topic, seed = study.campaign, study.per_topic, study.seed
     items: list[StudyItem] = []
     topics_summary = []
     for topic in campaign.topics.order_by("topic_id"):
@@ -117,14 +154,7 @@ def study_create(
                 "short": len(drawn) < per_topic,
             }
         )
-    StudyItem.objects.bulk_create(items)
-    study.summary = {
-        "topics": topics_summary,
-        "sampled": len(items),
-        "short_topics": [t["topic_id"] for t in topics_summary if t["short"]],
-    }
-    study.save(update_fields=["summary"])
-    return study
+    return items, topics_summary
 
 
 # --- adjudication ---------------------------------------------------------------------------------
@@ -138,7 +168,10 @@ def study_assign(*, study: Study, assessor: User, topics: Iterable[Topic] | None
     Refused for an assessor who is not independent on a topic (the blindness rules, judging/blindness.py: one
     who judged it in any condition, or is one of the study's judges), or whose adjudication assignment for a
     topic already re-judges another study of the campaign. The queue keeps the assignments to the sample
-    through `selectors.StudySamples`, judging's sample source."""
+    (`judging.samples.sample_assign`)."""
+    sample = study.sample
+    if sample is None:  # every study has one since study_create wrote it (older ones: migration study/0002)
+        raise StudyError(f"study #{study.pk} has no sample in judging's tables")
     sampled_topics = set(StudyItem.objects.filter(study=study).values_list("topic_id", flat=True))
     candidates = topics if topics is not None else study.campaign.topics.order_by("topic_id")
     chosen = [t for t in candidates if t.pk in sampled_topics]
@@ -150,18 +183,19 @@ def study_assign(*, study: Study, assessor: User, topics: Iterable[Topic] | None
             assessor=assessor,
             topics=chosen,
             condition=Condition.ADJUDICATION,
-            sample=study_sample_judges(study),
+            sample=samples.sample_judges(sample),
         )
     except BlindnessViolation as violation:
         # The study's page, API and command report StudyError as an organizer's error to correct.
         raise StudyError(violation.message) from violation
     for assignment in made:
-        other = assignment.studies.exclude(pk=study.pk).first()
-        if other is not None:
+        other = assignment.sample
+        if other is not None and other.pk != sample.pk:
             raise StudyError(
                 f"{assessor.get_username()}'s adjudication of topic {assignment.topic.topic_id} in "
-                f"{study.campaign.name} already re-judges study #{other.pk}"
+                f"{study.campaign.name} already re-judges {other.name}"
             )
+    samples.sample_assign(sample=sample, assignments=made)
     study.assignments.add(*made)
     for assignment in made:
         services.assignment_refresh_status(assignment=assignment)

@@ -3,64 +3,15 @@
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
 
 from assess.importers.report import ImportRejected
-from assess.importers.runs import RunFormat, RunOptions, runs_import
+from assess.importers.runs import RunOptions, runs_import
 from assess.importers.topics import topics_import
 from assess.models import Answer, Citation, Passage, Run, Sentence, Task, Topic
+from tests.assess.run_files import FULL_RUNS, count_trec, write_file
 from tests.factories import JudgeFactory, JudgmentFactory, PairFactory, PassageFactory
-
-FULL_RUNS = (
-    "baseline_rag24.test_gpt-4o_top20.jsonl.fixed",
-    "baseline_rag24.test_command-r-plus_top20.jsonl.fixed",
-    "baseline_rag24.test_l31_70b_instruct_top20.jsonl.fixed",
-)
-NIST_22 = (
-    "final.citation_judgments_without_prediction.20241025.jsonl",
-    "final.citation_judgments_Webassess.20241031.jsonl",
-)
-NIST_14 = "final.citation_judgments_with_prediction.20241025.jsonl"
-
-
-def count_trec(path):
-    """Our own count of a TREC run file, independent of the importer."""
-    answers = sentences = citations = 0
-    run_ids, cited = set(), set()
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            obj = json.loads(line)
-            answers += 1
-            run_ids.add(obj["run_id"])
-            for sentence in obj["answer"]:
-                sentences += 1
-                citations += len(sentence["citations"])
-                cited.update(obj["references"][i] for i in sentence["citations"])
-    return {"answers": answers, "sentences": sentences, "citations": citations, "run_ids": run_ids, "cited": cited}
-
-
-def count_nist(paths):
-    rows, sentences, citations, missing_text = 0, 0, 0, 0
-    runs = set()
-    for path in paths:
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                obj = json.loads(line)
-                rows += 1
-                runs.add(obj["run_id"])
-                for sentence in obj["sentences"]:
-                    sentences += 1
-                    citations += len(sentence["citations"])
-                    text = sentence["text"]
-                    missing_text += isinstance(text, float) and math.isnan(text)
-    return {"rows": rows, "sentences": sentences, "citations": citations, "missing_text": missing_text, "runs": runs}
-
-
-@pytest.fixture
-def topics(db, data_dir):
-    topics_import(files=[data_dir / "topics.rag24.test.txt"])
 
 
 @pytest.mark.parametrize("name", FULL_RUNS)
@@ -130,11 +81,11 @@ def test_it_creates_passages_without_text_for_cited_ids(topics, data_dir):
 
 def test_it_accepts_a_numeric_topic_id(db, tmp_path):
     # given
-    topics_import(files=[_write(tmp_path / "t.tsv", "2001010\twhat is x?\n")])
+    topics_import(files=[write_file(tmp_path / "t.tsv", "2001010\twhat is x?\n")])
     line = _trec_line(topic_id=2001010)
 
     # when
-    runs_import(files=[_write(tmp_path / "run.jsonl", json.dumps(line) + "\n")])
+    runs_import(files=[write_file(tmp_path / "run.jsonl", json.dumps(line) + "\n")])
 
     # then
     answer = Answer.objects.get()
@@ -158,7 +109,7 @@ def test_it_accepts_the_2025_variant_with_metadata(db, tmp_path):
     }
 
     # when
-    report = runs_import(files=[_write(tmp_path / "run25.jsonl", json.dumps(line) + "\n")])
+    report = runs_import(files=[write_file(tmp_path / "run25.jsonl", json.dumps(line) + "\n")])
 
     # then: 30 references is fine in 2025 (up to 100); the unknown topic is created with its narrative
     run = Run.objects.get(run_id="teamX.run25")
@@ -205,166 +156,12 @@ def test_it_refuses_to_replace_a_run_whose_citations_were_judged(topics, data_di
     assert Sentence.objects.count() == before
 
 
-# --- NIST's support files ---------------------------------------------------------------------------
-
-
-def test_it_builds_the_runs_nist_files_describe(topics, data_dir):
-    # given
-    paths = [data_dir / "nist-support" / n for n in NIST_22]
-    expected = count_nist(paths)
-
-    # when
-    report = runs_import(files=paths, fmt=RunFormat.NIST)
-
-    # then
-    assert expected["rows"] == 930
-    assert Answer.objects.count() == 930
-    assert Run.objects.count() == len(expected["runs"]) == 45
-    assert Sentence.objects.count() == expected["sentences"]
-    assert Citation.objects.count() == expected["citations"]
-    assert report.warning_count == expected["missing_text"]
-
-
-def test_it_adds_the_other_nist_topics_to_runs_already_built(topics, data_dir):
-    # given
-    runs_import(files=[data_dir / "nist-support" / n for n in NIST_22], fmt=RunFormat.NIST)
-    expected = count_nist([data_dir / "nist-support" / NIST_14])
-
-    # when
-    report = runs_import(files=[data_dir / "nist-support" / NIST_14], fmt=RunFormat.NIST)
-
-    # then
-    assert expected["rows"] == 585
-    assert report.counts["answers"] == 585
-    assert "runs" not in report.counts
-    assert Run.objects.count() == 45
-    assert Answer.objects.count() == 930 + 585
-    assert report.counts["sentences"] == expected["sentences"]
-    assert report.counts["citations"] == expected["citations"]
-
-
-def test_it_keeps_nist_sentences_without_text_with_empty_text_and_a_warning(topics, data_dir):
-    # given
-    path = data_dir / "nist-support" / NIST_14
-    number, obj, missing = next(
-        (n, obj, missing)
-        for n, obj in enumerate(map(json.loads, path.open(encoding="utf-8")), start=1)
-        if (missing := [i for i, s in enumerate(obj["sentences"]) if isinstance(s["text"], float)])
-    )
-
-    # when
-    report = runs_import(files=[path], fmt=RunFormat.NIST)
-
-    # then
-    sentence = Sentence.objects.get(
-        answer__run__run_id=obj["run_id"], answer__topic__topic_id=obj["topic_id"], index=missing[0]
-    )
-    assert sentence.text == ""
-    assert str(report.warnings[0]) == (
-        f"{NIST_14}:{number}: sentences[{missing[0]}].text: sentence text is missing; kept with empty text"
-    )
-
-
-def test_it_takes_the_group_of_a_nist_run_from_the_run_id(topics, data_dir):
-    # when
-    runs_import(files=[data_dir / "nist-support" / NIST_22[1]], fmt=RunFormat.NIST)
-
-    # then
-    assert Run.objects.get(run_id="citi.BEST_cot_gpt3.5").group == "citi"
-    assert Run.objects.get(run_id="IITD-IRL.ag_rag_gpt35_expansion_rrf_20").group == "IITD-IRL"
-    assert all(r.group == r.run_id.split(".", 1)[0] for r in Run.objects.all())
-
-
-def test_it_keeps_the_citation_order_of_a_nist_sentence(topics, data_dir):
-    # given
-    path = data_dir / "nist-support" / NIST_22[1]
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            obj = json.loads(line)
-            multi = [(i, s) for i, s in enumerate(obj["sentences"]) if len(s["citations"]) > 1]
-            if multi:
-                break
-    index, raw = multi[0]
-
-    # when
-    runs_import(files=[path], fmt=RunFormat.NIST)
-
-    # then
-    sentence = Sentence.objects.get(
-        answer__run__run_id=obj["run_id"], answer__topic__topic_id=obj["topic_id"], index=index
-    )
-    assert [c.passage.passage_id for c in sentence.citations.order_by("slot")] == [
-        c["reference"] for c in raw["citations"]
-    ]
-
-
-def test_it_imports_only_the_chosen_topics(topics, data_dir):
-    # given
-    paths = [data_dir / "nist-support" / n for n in NIST_22]
-    rows = sum(json.loads(line)["topic_id"] == "2024-32912" for p in paths for line in p.open(encoding="utf-8"))
-
-    # when
-    runs_import(
-        files=paths,
-        fmt=RunFormat.NIST,
-        options=RunOptions(topics=frozenset({"2024-32912"})),
-    )
-
-    # then
-    assert set(Answer.objects.values_list("topic__topic_id", flat=True)) == {"2024-32912"}
-    assert Answer.objects.count() == rows == 43
-
-
-def test_it_rejects_a_nist_answer_already_loaded_and_replaces_it_with_replace(topics, data_dir, tmp_path):
-    # given
-    path = data_dir / "nist-support" / NIST_22[0]
-    first = path.open(encoding="utf-8").readline()
-    runs_import(files=[path], fmt=RunFormat.NIST)
-    again = _write(tmp_path / "again.jsonl", first)
-    obj = json.loads(first.replace("NaN", "null"))
-
-    # when
-    with pytest.raises(ImportRejected) as exc:
-        runs_import(files=[again], fmt=RunFormat.NIST)
-    report = runs_import(files=[again], fmt=RunFormat.NIST, options=RunOptions(replace=True))
-
-    # then
-    assert [str(e) for e in exc.value.report.errors] == [
-        f"again.jsonl:1: topic_id: run {obj['run_id']} already has an answer to topic {obj['topic_id']} (use --replace)"
-    ]
-    assert report.counts["answers_replaced"] == 1
-    assert Answer.objects.count() == 381
-
-
-def test_it_leaves_other_answers_alone_when_replacing_nist_answers(topics, data_dir, tmp_path):
-    # given: two runs answering two topics; the file replaces (run A, topic 1) and (run B, topic 2) only
-    path = data_dir / "nist-support" / NIST_22[0]
-    runs_import(files=[path], fmt=RunFormat.NIST)
-    rows = [json.loads(line.replace("NaN", "null")) for line in path.open(encoding="utf-8")]
-    run_a, run_b = rows[0]["run_id"], next(r["run_id"] for r in rows if r["run_id"] != rows[0]["run_id"])
-    topic_1 = rows[0]["topic_id"]
-    topic_2 = next(r["topic_id"] for r in rows if r["topic_id"] != topic_1)
-    picked = [r for r in rows if (r["run_id"], r["topic_id"]) in {(run_a, topic_1), (run_b, topic_2)}]
-    untouched = set(
-        Answer.objects.filter(run__run_id=run_a, topic__topic_id=topic_2).values_list("pk", flat=True)
-    ) | set(Answer.objects.filter(run__run_id=run_b, topic__topic_id=topic_1).values_list("pk", flat=True))
-    part = _write(tmp_path / "part.jsonl", "".join(json.dumps(r) + "\n" for r in picked))
-
-    # when
-    runs_import(files=[part], fmt=RunFormat.NIST, options=RunOptions(replace=True))
-
-    # then
-    assert len(untouched) == 2
-    assert set(Answer.objects.filter(pk__in=untouched).values_list("pk", flat=True)) == untouched
-    assert Answer.objects.count() == 381
-
-
 def test_it_warns_about_a_topic_text_that_differs_from_the_loaded_topic(topics, tmp_path):
     # given
     line = _trec_line(topic_id="2024-32912", topic="a different question")
 
     # when
-    report = runs_import(files=[_write(tmp_path / "r.jsonl", json.dumps(line) + "\n")])
+    report = runs_import(files=[write_file(tmp_path / "r.jsonl", json.dumps(line) + "\n")])
 
     # then
     assert len(report.warnings) == 1
@@ -374,11 +171,11 @@ def test_it_warns_about_a_topic_text_that_differs_from_the_loaded_topic(topics, 
 
 def test_it_drops_a_repeated_citation_of_a_sentence_with_a_warning(db, tmp_path):
     # given: the track's checker warns and keeps one of them
-    topics_import(files=[_write(tmp_path / "t.tsv", "2024-1\tq\n")])
+    topics_import(files=[write_file(tmp_path / "t.tsv", "2024-1\tq\n")])
     line = _trec_line(answer=[{"text": "One two.", "citations": [1, 0, 1]}], response_length=2)
 
     # when
-    report = runs_import(files=[_write(tmp_path / "r.jsonl", json.dumps(line) + "\n")])
+    report = runs_import(files=[write_file(tmp_path / "r.jsonl", json.dumps(line) + "\n")])
 
     # then
     assert [str(w) for w in report.warnings] == ["r.jsonl:1: answer[0].citations[2]: duplicate citation 1; dropped"]
@@ -387,11 +184,11 @@ def test_it_drops_a_repeated_citation_of_a_sentence_with_a_warning(db, tmp_path)
 
 def test_it_counts_words_as_the_track_checker_does(db, tmp_path):
     # given: NFKC turns the ideographic space into a space, so "x<U+3000>y" is two words
-    topics_import(files=[_write(tmp_path / "t.tsv", "2024-1\tq\n")])
+    topics_import(files=[write_file(tmp_path / "t.tsv", "2024-1\tq\n")])
     line = _trec_line(answer=[{"text": "  x\u3000y  ", "citations": []}], response_length=2)
 
     # when
-    report = runs_import(files=[_write(tmp_path / "r.jsonl", json.dumps(line) + "\n")])
+    report = runs_import(files=[write_file(tmp_path / "r.jsonl", json.dumps(line) + "\n")])
 
     # then
     assert report.warning_count == 0
@@ -422,17 +219,12 @@ def test_it_points_citations_at_a_passage_already_loaded(topics, tmp_path):
     line["response_length"] = 1
 
     # when
-    report = runs_import(files=[_write(tmp_path / "r.jsonl", json.dumps(line) + "\n")])
+    report = runs_import(files=[write_file(tmp_path / "r.jsonl", json.dumps(line) + "\n")])
 
     # then
     assert Citation.objects.get().passage == existing
     assert Passage.objects.get().has_text
     assert report.counts["passages_created"] == 0
-
-
-def _write(path, text):
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def _trec_line(**overrides):

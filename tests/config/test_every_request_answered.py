@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from judging.llm.models import LLMJudge
 from judging.models import Assignment, Judge
-from metrics.humanbudget.models import BudgetSample
+from metrics.budget.models import BudgetSample
 from metrics.study.models import Study
 from tests.factories import AssignmentFactory, UserFactory, study_campaign_build, study_labels_seed
 

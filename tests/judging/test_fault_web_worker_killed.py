@@ -38,6 +38,31 @@ def database_url_of_this_test() -> str:
     return f"postgres://{db['USER']}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
+def server_environment_of_this_test(monkeypatch) -> None:
+    """gunicorn's environment: production settings on this test's database."""
+    for name, value in {
+        "DATABASE_URL": database_url_of_this_test(),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DEBUG": "false",
+        "SECRET_KEY": "fault-test-key-not-secret",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "CELERY_TASK_ALWAYS_EAGER": "false",
+        "LOG_LEVEL": "ERROR",
+    }.items():
+        monkeypatch.setenv(name, value)
+
+
+def workers_killed(master: int, *, burst_start: float) -> list[tuple[int, float]]:
+    """At each of KILL_AT_SECONDS into the burst, the first worker of gunicorn SIGKILLed: (pid, when)."""
+    victims = []
+    for at in KILL_AT_SECONDS:
+        time.sleep(max(0.0, burst_start + at - time.time()))
+        victim = sorted(set(bench.children(master)))[0]
+        os.kill(victim, signal.SIGKILL)
+        victims.append((victim, time.time()))
+    return victims
+
+
 @dataclass
 class Session:
     username: str
@@ -78,16 +103,7 @@ def test_every_acknowledged_submit_is_stored_once_when_a_web_worker_is_killed_mi
     # given: a campaign of real topics and passages, assessors with assignments, gunicorn serving it
     made = bench.populate(2, [ASSESSORS])
     accounts = made["accounts"][ASSESSORS]
-    for name, value in {
-        "DATABASE_URL": database_url_of_this_test(),
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DEBUG": "false",
-        "SECRET_KEY": "fault-test-key-not-secret",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "CELERY_TASK_ALWAYS_EAGER": "false",
-        "LOG_LEVEL": "ERROR",
-    }.items():
-        monkeypatch.setenv(name, value)
+    server_environment_of_this_test(monkeypatch)
     port = free_port()
     server = bench.gunicorn_start(port, 2, "wsgi", "sync", 1)
     try:
@@ -102,12 +118,7 @@ def test_every_acknowledged_submit_is_stored_once_when_a_web_worker_is_killed_mi
 
         # when: a web worker is SIGKILLed in the middle of the burst, and again a little later (its replacement
         # or the other one): each kill cuts short whatever request that worker was serving
-        victims = []
-        for at in KILL_AT_SECONDS:
-            time.sleep(max(0.0, stop_at[0] - BURST_SECONDS + at - time.time()))
-            victim = sorted(set(bench.children(server.pid)))[0]
-            os.kill(victim, signal.SIGKILL)
-            victims.append((victim, time.time()))
+        victims = workers_killed(server.pid, burst_start=stop_at[0] - BURST_SECONDS)
         killed_at = victims[0][1]
         for t in threads:
             t.join(timeout=60)

@@ -66,16 +66,22 @@ def test_it_reports_passages_without_text_when_an_api_build_stops(organizer_clie
     bare = PassageFactory(text="", has_text=False)
     answer_build(run=RunFactory(run_id="c.1"), topic=material, sentences=[("Three.", [bare])])
 
-    body = organizer_client.post(
+    stopped = organizer_client.post(
         "/api/campaigns/", {"name": "api", "topics": ["2024-7"]}, content_type="application/json"
-    ).json()
-    rebuilt = organizer_client.post(
-        f"/api/campaigns/{body['id']}/build/", {"allow_missing_text": True}, content_type="application/json"
+    )
+    left_behind = Campaign.objects.filter(name="api").exists()
+    created = organizer_client.post(
+        "/api/campaigns/",
+        {"name": "api", "topics": ["2024-7"], "allow_missing_text": True},
+        content_type="application/json",
     )
 
-    assert body["missing_passages"] == [bare.passage_id]
-    assert body["built_at"] is None
-    assert rebuilt.json()["build_summary"]["citations_left_out"] == 1
+    assert stopped.status_code == 409
+    assert stopped.json()["missing_passages"] == [bare.passage_id]
+    assert not left_behind
+    assert stopped.json()["detail"].startswith(f"nothing created: 1 cited passages have no text: {bare.passage_id}.")
+    assert created.status_code == 201
+    assert created.json()["build_summary"]["citations_left_out"] == 1
 
 
 def test_it_creates_assignments_through_the_api(organizer_client, material):

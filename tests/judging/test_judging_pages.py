@@ -197,8 +197,26 @@ def test_it_says_which_passages_have_no_text_when_the_build_stops(db):
         "/organize/campaigns/", {"name": "c2", "all_runs": "on", "topics": [topic.pk], "depth": 1}, follow=True
     )
 
-    assert "1 cited passages have no text: msmarco_v2.1_doc_99_1#0_1" in response.content.decode()
-    assert Campaign.objects.get(name="c2").built_at is None
+    page = response.content.decode()
+    assert "nothing created: 1 cited passages have no text: msmarco_v2.1_doc_99_1#0_1" in page
+    assert "Leave out pairs whose passage has no text" in page
+    assert not Campaign.objects.filter(name="c2").exists()
+
+
+def test_it_creates_the_campaign_leaving_out_passages_without_text_when_asked(db):
+    topic = TopicFactory()
+    bare = PassageFactory(passage_id="msmarco_v2.1_doc_99_1#0_1", text="", has_text=False)
+    answer_build(run=RunFactory(), topic=topic, sentences=[("A claim.", [bare]), ("Another.", [PassageFactory()])])
+    client = Client()
+    client.force_login(OrganizerFactory(username="org"))
+
+    client.post(
+        "/organize/campaigns/",
+        {"name": "c2", "all_runs": "on", "topics": [topic.pk], "depth": 1, "allow_missing_text": "on"},
+    )
+
+    summary = Campaign.objects.get(name="c2").build_summary
+    assert (summary["pairs"], summary["citations_left_out"]) == (1, 1)
 
 
 def test_it_assigns_topics_from_the_organizer_page(judging):

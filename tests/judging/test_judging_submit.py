@@ -112,7 +112,7 @@ def test_it_resumes_at_the_first_pair_not_yet_judged(db):
 def test_it_queues_pairs_citing_the_same_passage_together(db):
     assignment = _assign(judging_campaign_build(n_sentences=12, passages_per_topic=3), UserFactory(username="alice"))
 
-    order = [cp.pair.passage_id for cp in queue.assignment_pending(assignment=assignment).select_related("pair")]
+    order = [cp.pair.passage_id for cp in queue.assignment_pending(assignment=assignment)]
 
     runs = [order[0]]
     for passage_id in order[1:]:
@@ -194,9 +194,7 @@ def test_it_holds_back_post_edit_pairs_without_an_llm_label(db):
     state = queue.queue_state(assignment=assignment)
 
     assert state.held_back == 3
-    assert set(queue.assignment_pending(assignment=assignment).values_list("pk", flat=True)) == {
-        cp.pk for cp in labelled
-    }
+    assert {cp.pk for cp in queue.assignment_pending(assignment=assignment)} == {cp.pk for cp in labelled}
 
 
 def test_it_shows_the_newest_llm_label_in_post_edit(db):

@@ -209,6 +209,22 @@ def test_a_campaign_whose_build_fails_leaves_nothing_behind(db):
     assert not Campaign.objects.filter(name="broken").exists()
 
 
+def test_a_campaign_whose_build_breaks_half_way_leaves_nothing_behind(db, monkeypatch):
+    # given: passages with text, and a pool whose writing fails
+    topic = TopicFactory(topic_id="2024-78")
+    answer_build(run=RunFactory(run_id="r.2"), topic=topic, sentences=[("A claim.", [PassageFactory()])])
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(CampaignPair.objects, "bulk_create", boom)
+
+    # when / then
+    with pytest.raises(RuntimeError):
+        services.campaign_create_and_build(name="half", runs=[topic.answers.get().run], topics=[topic])
+    assert not Campaign.objects.filter(name="half").exists()
+
+
 def test_a_failed_clone_leaves_nothing_behind(judged, monkeypatch):
     # given: the pool's copy fails half way
     campaign, _ = judged

@@ -126,3 +126,22 @@ def test_the_campaign_button_downloads_the_zip_for_organizers_only(world: Review
     assert "manifest.json" in made.namelist()
     assert assessor.post(url, {"labels": "final/deliv"}).status_code == 403
     assert organizer.post(url, {"labels": "final/none"}).status_code == 302  # back to the page with the error
+
+
+def test_the_button_streams_a_zip_whose_files_match_its_manifest(world: ReviewWorld) -> None:
+    # given
+    organizer = Client()
+    organizer.force_login(OrganizerFactory())
+
+    # when
+    response = organizer.post(f"/metrics/campaigns/{world.campaign.pk}/deliverables.zip", {"labels": "final/deliv"})
+
+    # then: sent in several pieces, as written, and whole
+    pieces = list(response.streaming_content)
+    assert response.streaming
+    assert len(pieces) > 1
+    made = zipfile.ZipFile(io.BytesIO(b"".join(pieces)))
+    listed = {f["name"]: f["sha256"] for f in json.loads(made.read("manifest.json"))["files"]}
+    assert {name: hashlib.sha256(made.read(name)).hexdigest() for name in listed} == listed
+    assert set(listed) == set(made.namelist()) - {"manifest.json"}
+    assert made.testzip() is None

@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from tests.conftest import PASSWORD, browser_login
 from tests.factories import OrganizerFactory, study_campaign_build, study_labels_seed
-from tests.metrics.humanbudget.test_budget_figures import overdrawn_sample_judged
+from tests.metrics.budget.test_budget_figures import overdrawn_sample_judged
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_cache")]
 

@@ -11,7 +11,7 @@ import pytest
 
 from judging import queue, services
 from judging.models import Condition
-from metrics.humanbudget import services as budget_services
+from metrics.budget import services as budget_services
 from metrics.study import services as study_services
 from tests.conftest import browser_login
 from tests.factories import (

@@ -189,8 +189,8 @@ def test_the_page_the_api_and_the_command_give_the_same_agreement(loaded, db, cl
 
 def test_the_budget_simulation_starts_from_the_full_human_scores_of_table_5(loaded, db, from_scratch_rows):
     # given
-    from metrics.budget import full_scores
-    from metrics.budget_selectors import budget_population
+    from metrics.budget.estimators import full_scores
+    from metrics.budget.selectors import budget_population
 
     population, runs, topics = budget_population(
         truth=label_set_get("nist/from_scratch"), llm=label_set_get("opus-4.8-nist"), scope=scope_for(depth=1)

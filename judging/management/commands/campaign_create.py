@@ -5,7 +5,6 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
 
 from assess.models import Answer, Run, Topic
 from judging import selectors, services
@@ -40,22 +39,18 @@ class Command(BaseCommand):
         if selectors.Campaign.objects.filter(name=options["name"]).exists():
             raise CommandError(f"a campaign named {options['name']!r} exists")
         try:
-            # A campaign whose build fails leaves nothing behind (issue 23, point 5).
-            with transaction.atomic():
-                campaign = services.campaign_create(
-                    name=options["name"],
-                    runs=runs,
-                    topics=topics,
-                    depth=options["depth"],
-                    guidelines=guidelines,
-                    post_edit_judge=judge,
-                    highlight_evidence=options["highlight_evidence"],
-                )
-                summary = services.campaign_build_pairs(
-                    campaign=campaign, allow_missing_text=options["allow_missing_text"]
-                )
-        except services.CampaignBuildError as exc:
-            raise CommandError(f"nothing created: {exc.message} (or create it with --allow-missing-text)") from exc
+            campaign, summary = services.campaign_create_and_build(
+                name=options["name"],
+                runs=runs,
+                topics=topics,
+                depth=options["depth"],
+                guidelines=guidelines,
+                post_edit_judge=judge,
+                highlight_evidence=options["highlight_evidence"],
+                allow_missing_text=options["allow_missing_text"],
+            )
+        except services.CampaignNotCreated as exc:
+            raise CommandError(f"{exc.message} (--allow-missing-text)") from exc
         self.stdout.write(
             f"campaign {campaign.name} (id {campaign.pk}): {summary['runs']} runs, {summary['topics']} topics, "
             f"depth {summary['depth']}\n"

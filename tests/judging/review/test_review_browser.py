@@ -93,7 +93,7 @@ def test_an_organizer_downloads_the_deliverables_from_the_campaign_page(live_ser
     _fits(page, "campaign-deliverables")
 
     # when
-    with page.expect_download(timeout=300_000) as download:  # the zip is built before its first byte
+    with page.expect_download(timeout=300_000) as download:  # the zip streams, but its figures take a while
         page.click("#deliverables-button", no_wait_after=True)
     data = Path(download.value.path()).read_bytes()
 

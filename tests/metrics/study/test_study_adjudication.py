@@ -177,7 +177,7 @@ def test_a_plain_adjudication_assignment_keeps_the_whole_topic(world):
         campaign=world["campaign"], assessor=erin, topics=[topic], condition=Condition.ADJUDICATION
     )[0]
     # then
-    assert queue.assignment_pending(assignment=plain).count() == 20
+    assert len(queue.assignment_pending(assignment=plain)) == 20
 
 
 def test_the_adjudicators_judgments_hold_no_shown_label(world):

@@ -39,7 +39,7 @@ def world(db):
     rng = random.Random(4)
     # carol re-judges all but two pairs of each topic; the second LLM labels every sampled pair
     for assignment in study_assign(study=study, assessor=carol):
-        while queue.assignment_pending(assignment=assignment).count() > 2:
+        while len(queue.assignment_pending(assignment=assignment)) > 2:
             card = queue.queue_state(assignment=assignment).card
             services.judgment_submit(
                 assignment=assignment,

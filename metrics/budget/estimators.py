@@ -1,0 +1,370 @@
+"""Run scores from LLM labels on every citation corrected by people on a sample, as pure functions.
+
+The estimator is the **difference estimator** under Poisson sampling (each unit drawn independently with a
+known inclusion probability π, so the design is exact and recorded): with LLM weights ŵ on every citation
+and human weights w on the sampled ones,
+
+    score_r = Σ_i c_ri · (ŵ_i + s_i (w_i - ŵ_i) / π_i)
+
+where c_ri is the citation's coefficient in run r's score (1 / (topics · judged citations of its answer) for
+weighted precision, 1 / (topics · sentences of its answer) for recall at depth 1) and s_i says whether it
+was sampled. It is unbiased for the full-human score whatever the LLM labels are (E[s_i] = π_i); good LLM
+labels only make it tighter. With ŵ = 0 it is the human-only Horvitz-Thompson estimate of the same sample.
+Its variance, Σ_u (1 - π_u) D_ru² / π_u over sampling units u (a citation, or a pair and all its citations)
+with D_ru = Σ_i∈u c_ri d_i and d = w - ŵ, is estimated unbiasedly from the sample by
+Σ_sampled (1 - π_u) D_ru² / π_u²; the 95% interval is estimate ± t · se, with Student's t at the run's drawn
+units less one degrees of freedom (`Interval.NORMAL`: 1.96). This is the
+prediction-powered mean of Angelopoulos et al. (Science 2023) with λ = 1 under a known sampling design, in
+the form survey statistics calls the model-assisted difference estimator.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models import TextChoices
+from scipy import stats
+
+WEIGHT_OF_CODE = np.array([0.0, 0.5, 1.0])  # NS, PS, FS
+
+
+class Design(TextChoices):
+    """How a sample's inclusion probabilities are set (`inclusion_probabilities`); a sample stores its design."""
+
+    UNIFORM = "uniform", "Uniform: every pair alike"
+    # more of the LLM's Partial labels, where it is most often wrong
+    STRATIFIED = "stratified", "Stratified: more of the LLM's Partial labels"
+    # more of the pairs where two LLM judges disagree (needs a second LLM set)
+    DISAGREEMENT = "disagreement", "Weighted: more of the pairs where two LLM judges disagree"
+
+
+# The designs that need one LLM set: the ones a simulation or a plan can compare (in this order: the simulation's
+# generator is seeded with the design's place here).
+ONE_LLM_DESIGNS = (Design.UNIFORM, Design.STRATIFIED)
+
+
+# Relative inclusion weight per LLM label code (NS, PS, FS) in the stratified design.
+STRATIFIED_WEIGHTS = np.array([1.5, 2.5, 1.0])
+# Relative inclusion weight of a pair where two LLM judges disagree (or the second has no label), against 1.
+DISAGREEMENT_WEIGHT = 3.0
+
+
+@dataclass(frozen=True)
+class Population:
+    """Every citation of the scores (one row each) with its answer, and each answer's run and denominators."""
+
+    answer: np.ndarray  # each citation's answer, an index into the answer columns
+    llm_code: np.ndarray  # the LLM's label code (0 NS, 1 PS, 2 FS; -1 none: the LLM's mean weight is used)
+    human_code: np.ndarray  # the human label code (only read where sampled, and for the full-human score)
+    answer_run: np.ndarray  # each answer's run (index into runs)
+    answer_judged: np.ndarray  # each answer's judged citations (precision's denominator)
+    answer_sentences: np.ndarray  # each answer's sentences less those not judged (recall's denominator)
+    n_runs: int
+    n_topics: int
+    # Each citation's sampling unit (an index): in a platform campaign the pair, judged once for every run that
+    # holds it, so its citations are drawn together. None: each citation is its own unit (NIST's files).
+    unit: np.ndarray | None = None
+
+    @property
+    def units(self) -> np.ndarray:
+        return self.unit if self.unit is not None else np.arange(len(self.answer))
+
+    def coefficients(self, metric: str) -> np.ndarray:
+        denominator = self.answer_judged if metric == "precision" else self.answer_sentences
+        per_answer = np.divide(1.0, denominator * self.n_topics, out=np.zeros(len(denominator)), where=denominator > 0)
+        return per_answer[self.answer]
+
+    @property
+    def citation_run(self) -> np.ndarray:
+        return self.answer_run[self.answer]
+
+    def llm_weights(self) -> np.ndarray:
+        known = self.llm_code >= 0
+        mean = float(WEIGHT_OF_CODE[self.llm_code[known]].mean()) if known.any() else 0.5
+        return np.where(known, WEIGHT_OF_CODE[np.clip(self.llm_code, 0, None)], mean)
+
+    def human_weights(self) -> np.ndarray:
+        """The human weight of each citation; NaN where the human set has no label (not drawn yet)."""
+        return np.where(self.human_code >= 0, WEIGHT_OF_CODE[np.clip(self.human_code, 0, None)], np.nan)
+
+
+def inclusion_probabilities(
+    llm_code: np.ndarray,
+    *,
+    budget: float,
+    design: str = Design.UNIFORM,
+    second_code: np.ndarray | None = None,
+) -> np.ndarray:
+    """Each unit's inclusion probability, averaging `budget` (a share, 0 < budget ≤ 1) over the units.
+
+    stratified: proportional to STRATIFIED_WEIGHTS by the LLM's label; disagreement: DISAGREEMENT_WEIGHT where
+    `second_code` (a second LLM's label) differs from `llm_code`, 1 elsewhere. Units that would pass 1 are taken
+    for sure and the rest scaled again, so the mean stays the budget."""
+    if not 0 < budget <= 1:
+        raise ValueError("the budget is a share of the pairs, above 0 and at most 1")
+    n = len(llm_code)
+    if design == Design.UNIFORM:
+        return np.full(n, budget)
+    if design == Design.STRATIFIED:
+        raw = np.where(llm_code >= 0, STRATIFIED_WEIGHTS[np.clip(llm_code, 0, None)], STRATIFIED_WEIGHTS.max())
+    elif design == Design.DISAGREEMENT:
+        if second_code is None:
+            raise ValueError("the disagreement design needs a second LLM label set")
+        raw = np.where(second_code != llm_code, DISAGREEMENT_WEIGHT, 1.0)
+    else:
+        raise ValueError(f"unknown design {design!r} ({', '.join(Design.values)})")
+    return _scaled(raw, budget)
+
+
+def _scaled(raw: np.ndarray, budget: float) -> np.ndarray:
+    n = len(raw)
+    # Scale to the budget; units that would pass 1 are taken for sure and the rest scaled again.
+    pi = np.zeros(n)
+    free = np.ones(n, dtype=bool)
+    target = budget * n
+    for _ in range(n + 1):
+        scale = (target - (~free).sum()) / raw[free].sum()
+        pi[free] = raw[free] * scale
+        over = free & (pi >= 1)
+        if not over.any():
+            break
+        pi[over] = 1.0
+        free &= ~over
+    return np.clip(pi, 0, 1)
+
+
+def poisson_sample(pi: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Each unit drawn independently with its probability (the design the estimator assumes)."""
+    return rng.random(len(pi)) < pi
+
+
+class Interval:
+    NORMAL = "normal"  # estimate ± z se
+    T = "t"  # estimate ± t se, with the run's drawn units less one as degrees of freedom
+    CHOICES = (T, NORMAL)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    score: np.ndarray  # per run
+    se: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    drawn: np.ndarray  # per run: the sampling units drawn that hold one of its citations
+    interval: str = Interval.T
+
+
+def _unit_sums(population: Population, values: np.ndarray, sampled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per (run, sampled unit): the run of the key and the sum of `values` over the unit's citations of that run."""
+    units = population.units
+    key = population.citation_run[sampled].astype(np.int64) * (int(units.max(initial=0)) + 1) + units[sampled]
+    keys, inverse = np.unique(key, return_inverse=True)
+    sums = np.bincount(inverse, weights=values[sampled], minlength=len(keys))
+    return keys // (int(units.max(initial=0)) + 1), sums
+
+
+def _prediction_and_residual(
+    population: Population, *, sampled: np.ndarray, pi: np.ndarray, use_llm: bool, calibrate: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each citation's prediction (the LLM's weight, recalibrated on the sample; 0 for the human-only estimate)
+    and its residual d, the human weight less the prediction where sampled (0 elsewhere)."""
+    prediction = population.llm_weights() if use_llm else np.zeros(len(population.answer))
+    human = population.human_weights()
+    if use_llm and calibrate:
+        prediction = _calibrated(prediction, human, sampled, pi)
+    return prediction, np.where(sampled, np.nan_to_num(human) - prediction, 0.0)
+
+
+def difference_estimate(
+    population: Population,
+    *,
+    sampled: np.ndarray,
+    pi: np.ndarray,
+    metric: str,
+    use_llm: bool = True,
+    calibrate: bool = True,
+    level: float = 0.95,
+    interval: str = Interval.T,
+) -> Estimate:
+    """Each run's score estimated from the LLM's labels on all citations and the human labels of the
+    sampled ones (`use_llm=False`: the human-only estimate of the same sample), with its interval.
+
+    `pi` and `sampled` are per citation (a unit's citations share them). The variance sums over the drawn
+    units, Σ (1 - π_u) (Σ_i∈u c_i d_i)² / π_u², so a pair that counts several times in a run counts as the
+    one draw it is. With `interval="t"` the quantile is Student's t with (drawn units of the run - 1) degrees
+    of freedom: the variance is itself estimated from those few draws (about 15 per run at a 10% budget),
+    and the normal quantile ignores that."""
+    c = population.coefficients(metric)
+    prediction, residual = _prediction_and_residual(
+        population, sampled=sampled, pi=pi, use_llm=use_llm, calibrate=calibrate
+    )
+    safe_pi = np.where(sampled, pi, 1.0)
+    runs = population.citation_run
+    score = np.bincount(runs, weights=c * (prediction + residual / safe_pi), minlength=population.n_runs)
+    key_run, sums = _unit_sums(population, c * residual, sampled)
+    unit_pi = _unit_sums(population, np.where(sampled, pi, 0.0), sampled)[1]
+    counts = _unit_sums(population, np.ones(len(c)), sampled)[1]
+    unit_pi = unit_pi / np.maximum(counts, 1)  # the unit's π (all its citations share it)
+    variance = np.bincount(key_run, weights=(1 - unit_pi) * sums**2 / unit_pi**2, minlength=population.n_runs)
+    drawn = np.bincount(key_run, minlength=population.n_runs)
+    se = np.sqrt(variance)
+    quantile = interval_quantile(drawn, level=level, interval=interval)
+    return Estimate(score, se, score - quantile * se, score + quantile * se, drawn, interval)
+
+
+def interval_quantile(drawn: np.ndarray, *, level: float = 0.95, interval: str = Interval.T) -> np.ndarray:
+    """The two-sided quantile per run: normal, or t with (drawn units - 1) degrees of freedom (at least 1)."""
+    if interval == Interval.NORMAL:
+        return np.full(len(drawn), float(stats.norm.ppf(0.5 + level / 2)))
+    if interval != Interval.T:
+        raise ValueError(f"unknown interval {interval!r} ({', '.join(Interval.CHOICES)})")
+    return np.asarray(stats.t.ppf(0.5 + level / 2, np.maximum(drawn - 1, 1)), dtype=float)
+
+
+def _calibrated(llm: np.ndarray, human: np.ndarray, sampled: np.ndarray, pi: np.ndarray) -> np.ndarray:
+    """The LLM's weights recalibrated on the sample (a + b·ŵ by least squares weighted 1/π): the PPI++ idea of
+    trusting the LLM only as far as the sample shows it tracks people. Any fixed recalibration keeps the
+    estimator unbiased; fitting it on the sample costs a bias of order 1/sample size."""
+    if sampled.sum() < 10:
+        return llm
+    x, y, weight = llm[sampled], human[sampled], 1.0 / pi[sampled]
+    mx, my = np.average(x, weights=weight), np.average(y, weights=weight)
+    var = np.average((x - mx) ** 2, weights=weight)
+    if var <= 0:
+        return llm
+    slope = np.average((x - mx) * (y - my), weights=weight) / var
+    return my + slope * (llm - mx)
+
+
+def full_scores(population: Population, *, metric: str, human: bool = True) -> np.ndarray:
+    """Each run's score from the human labels of every citation (the truth) or the LLM's alone."""
+    weights = population.human_weights() if human else population.llm_weights()
+    c = population.coefficients(metric)
+    return np.bincount(population.citation_run, weights=c * weights, minlength=population.n_runs)
+
+
+# --- the run ranking ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankStep:
+    """Two runs next to each other in the estimated ranking, and how sure the sample makes their order."""
+
+    upper: int  # run index, estimated higher
+    lower: int
+    difference: float  # estimated score of upper less lower
+    se: float  # standard error of that difference (runs sharing drawn pairs covary: counted)
+    probability: float  # Φ(difference / se): the normal approximation's confidence that upper is above lower
+
+
+def ranking(
+    population: Population,
+    *,
+    sampled: np.ndarray,
+    pi: np.ndarray,
+    metric: str,
+    use_llm: bool = True,
+    calibrate: bool = True,
+    eligible: np.ndarray | None = None,
+) -> tuple[np.ndarray, list[RankStep]]:
+    """The runs by estimated score (highest first) and, for each adjacent two, the probability that they are
+    in the right order: the difference of their estimates is itself a difference estimate, whose variance sums
+    over drawn units (Σ (1 - π_u) (D_upper,u - D_lower,u)² / π_u², so a pair both runs hold counts once), and
+    the probability is Φ(difference / se) under the normal approximation. A step with se 0 (no drawn unit
+    tells the two runs apart) gets 1 or 0.5 by the sign of the difference. With `eligible` (a boolean per run:
+    those with an estimate to show), the eligible runs come first, so that a run without an estimate is never
+    ranked above one with."""
+    estimate = difference_estimate(
+        population, sampled=sampled, pi=pi, metric=metric, use_llm=use_llm, calibrate=calibrate
+    )
+    c = population.coefficients(metric)
+    _prediction, residual = _prediction_and_residual(
+        population, sampled=sampled, pi=pi, use_llm=use_llm, calibrate=calibrate
+    )
+    order = np.argsort(-estimate.score, kind="stable")
+    if eligible is not None:
+        order = np.concatenate([order[eligible[order]], order[~eligible[order]]])
+    runs, units = population.citation_run, population.units
+    steps = []
+    for upper, lower in itertools.pairwise(order):
+        signed = np.where(runs == upper, 1.0, 0.0) - np.where(runs == lower, 1.0, 0.0)
+        keep = sampled & (signed != 0)
+        unit_of, inverse = np.unique(units[keep], return_inverse=True)
+        sums = np.bincount(inverse, weights=(c * residual * signed)[keep], minlength=len(unit_of))
+        unit_pi = np.zeros(len(unit_of))
+        unit_pi[inverse] = pi[keep]
+        variance = float(np.sum((1 - unit_pi) * sums**2 / unit_pi**2)) if len(unit_of) else 0.0
+        difference = float(estimate.score[upper] - estimate.score[lower])
+        se = float(np.sqrt(variance))
+        probability = float(stats.norm.cdf(difference / se)) if se > 0 else (1.0 if difference > 0 else 0.5)
+        steps.append(RankStep(int(upper), int(lower), difference, se, probability))
+    return order, steps
+
+
+# --- planning before judging -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanPoint:
+    budget: float  # share of the sampling units
+    units: float  # expected number of units to judge
+    width: float  # expected 95% interval width, mean over runs: LLM labels + sample
+    width_human_only: float  # the same budget without the LLM labels (Horvitz-Thompson)
+
+
+def plan(
+    population: Population,
+    *,
+    known: np.ndarray,
+    budgets: list[float],
+    metric: str,
+    design: str = Design.UNIFORM,
+    level: float = 0.95,
+) -> list[PlanPoint]:
+    """Expected interval width against budget, before anyone judges, from citations that already have a human
+    label (`known`, e.g. an earlier campaign's or NIST's) beside the LLM's label on every citation.
+
+    The design variance of the difference estimator is Σ_u (1 - π_u) D_u² / π_u² per run; D is unknown where
+    no person judged, so each citation's squared residual (human - calibrated LLM weight)² is taken as the
+    mean over the known citations with the same LLM label (pooled over all if a label has fewer than 10), and
+    the width is 2 z sqrt(variance), averaged over runs. Citations of a unit are taken as one citation each
+    (the residuals of one pair in one run are the same label, so this is exact when a pair counts once per
+    run, as nearly always). The normal quantile is used: the plan is for the design, not one draw."""
+    c = population.coefficients(metric)
+    llm = population.llm_weights()
+    human = population.human_weights()
+    if known.sum() < 10:
+        raise ValueError("planning needs at least 10 citations with both a human and an LLM label")
+    calibrated = _calibrated(llm, np.nan_to_num(human), known, np.ones(len(c)))
+    squared = (np.nan_to_num(human) - calibrated) ** 2
+    human_squared = np.nan_to_num(human) ** 2
+    pooled, pooled_human = float(squared[known].mean()), float(human_squared[known].mean())
+    expected = np.full(len(c), pooled)
+    expected_human = np.full(len(c), pooled_human)
+    for code in (-1, 0, 1, 2):
+        same = population.llm_code == code
+        if (known & same).sum() >= 10:
+            expected[same] = squared[known & same].mean()
+            expected_human[same] = human_squared[known & same].mean()
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    units = population.units
+    n_units = len(np.unique(units))
+    points = []
+    for budget in budgets:
+        pi = inclusion_probabilities(population.llm_code, budget=budget, design=design)
+        factor = (1 - pi) / np.maximum(pi, 1e-12)
+        runs = population.citation_run
+        variance = np.bincount(runs, weights=c**2 * factor * expected, minlength=population.n_runs)
+        variance_human = np.bincount(runs, weights=c**2 * factor * expected_human, minlength=population.n_runs)
+        held = np.bincount(runs, minlength=population.n_runs) > 0
+        points.append(
+            PlanPoint(
+                budget=budget,
+                units=budget * n_units,
+                width=float(np.mean(2 * z * np.sqrt(variance[held]))),
+                width_human_only=float(np.mean(2 * z * np.sqrt(variance_human[held]))),
+            )
+        )
+    return points

@@ -1,0 +1,91 @@
+"""python manage.py budget_simulate --truth nist/from_scratch --llm opus-4.8-nist --budgets 0.05 0.1 0.2 0.3"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from judging.management.arguments import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
+from metrics.budget.estimators import ONE_LLM_DESIGNS, Interval
+from metrics.budget.selectors import budget_population
+from metrics.budget.simulation import simulate
+
+
+class Command(BaseCommand):
+    help = (
+        "How well LLM labels on every citation plus human labels on a sample estimate the full-human run "
+        "scores: draws the sample (Poisson, known inclusion probabilities) many times per budget and design "
+        "and reports the coverage of the 95% intervals, their width against the human-only estimate's, the "
+        "mean absolute error and Kendall tau to the full-human ranking (with the LLM alone for reference)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--truth", required=True, help=LABEL_SET_HELP + " (the full human labels)")
+        parser.add_argument("--llm", required=True, help="the LLM label set on every citation")
+        parser.add_argument("--budgets", type=float, nargs="+", default=[0.05, 0.1, 0.2, 0.3])
+        parser.add_argument("--design", choices=[*ONE_LLM_DESIGNS, "both"], default="both")
+        parser.add_argument("--metric", choices=["precision", "recall", "both"], default="both")
+        parser.add_argument("--repeats", type=int, default=200)
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--interval",
+            choices=Interval.CHOICES,
+            default=Interval.T,
+            help="t: Student's t quantile with (drawn units of the run - 1) degrees of freedom (default); normal: 1.96",
+        )
+        parser.add_argument("--format", choices=["table", "json"], default="table")
+        add_scope_arguments(parser, depth_default="1: first citations")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["repeats"] < 1:
+            raise CommandError("--repeats must be at least 1")
+        options["depth"] = options["depth"] or 1
+        truth, llm = label_set_from(options["truth"]), label_set_from(options["llm"])
+        try:
+            population, runs, topics = budget_population(truth=truth, llm=llm, scope=scope_from(options))
+            rows = simulate(
+                population,
+                budgets=options["budgets"],
+                designs=list(ONE_LLM_DESIGNS) if options["design"] == "both" else [options["design"]],
+                metrics=("precision", "recall") if options["metric"] == "both" else (options["metric"],),
+                repeats=options["repeats"],
+                seed=options["seed"],
+                interval=options["interval"],
+            )
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        if options["format"] == "json":
+            payload = {
+                "truth": truth.spec,
+                "llm": llm.spec,
+                "runs": len(runs),
+                "topics": len(topics),
+                "citations": len(population.answer),
+                "unit": "first citations the truth labelled; sampling unit: the citation",
+                "interval": options["interval"],
+                "rows": [asdict(r) for r in rows],
+            }
+            self.stdout.write(json.dumps(payload, indent=2))
+            return
+        w = self.stdout.write
+        w(
+            f"truth {truth.spec} vs LLM {llm.spec}: {len(runs)} runs, {len(topics)} topics, "
+            f"{len(population.answer):,} first citations; {options['repeats']} draws each, seed {options['seed']}"
+        )
+        w(
+            f"{'metric':<9} {'design':<10} {'budget':>6} {'drawn':>6} {'cover':>6} {'cov.HO':>6} {'width':>7} "
+            f"{'w.HO':>7} {'MAE':>7} {'MAE.HO':>7} {'tau':>6} {'tau.HO':>6} {'tau.LLM':>7}"
+        )
+        for r in rows:
+            w(
+                f"{r.metric:<9} {r.design:<10} {r.budget:>6.2f} {r.judged_share:>6.3f} {r.coverage:>6.3f} "
+                f"{r.coverage_human_only:>6.3f} {r.width:>7.4f} {r.width_human_only:>7.4f} {r.mae:>7.4f} "
+                f"{r.mae_human_only:>7.4f} {r.tau:>6.3f} {r.tau_human_only:>6.3f} {r.tau_llm_only:>7.3f}"
+            )
+        quantile = "t quantile, drawn citations of the run - 1 d.f." if options["interval"] == Interval.T else "1.96"
+        w(
+            f"HO: human-only estimate of the same sample. Intervals: 95%, estimate ± se x {quantile} (difference estimator)."
+        )

@@ -1,0 +1,160 @@
+"""What a budget sample says about the runs: per run, the LLM-only score, the estimate from the LLM's labels on
+every pair corrected by the judged sample (PPI / difference estimator, estimators.py) with its 95% interval,
+and the human-only Horvitz-Thompson estimate of the same sample; the ranking with the probability that each
+adjacent two are in the right order; and the planning curve. Plain data for the page, the API and the CLI."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from judging.labels import label_set_get
+from judging.scope import Scope
+from metrics.budget.estimators import Design, Estimate, Population, difference_estimate, full_scores, plan, ranking
+from metrics.budget.models import BudgetSample
+from metrics.budget.selectors import budget_campaign_population, plan_population
+
+METRICS = ("precision", "recall")
+UNIT = "runs' weighted precision and recall over the campaign's topics, from first citations (depth 1)"
+RANKING_METHOD = (
+    "normal approximation of the estimated difference between the two runs: P = Φ(difference / se), the se "
+    "summing over drawn pairs so that a pair both runs hold counts once"
+)
+INTERVAL_METHOD = "95%: estimate ± t quantile (judged pairs of the run - 1 degrees of freedom) x se, clipped to [0, 1]"
+
+
+MIN_JUDGED = 2  # judged pairs a run needs before its estimate and interval are shown
+
+
+CLIPPING_NOTE = (
+    "A weighted precision or recall lies in [0, 1]. With few judged pairs the difference estimator's correction can "
+    'carry its estimate past 0 or 1: "estimate" is that raw value (unbiased only unclipped, so kept as it is), '
+    '"shown" the same clipped to [0, 1], which the page shows (marked; the ranking keeps the raw order); the interval is clipped alike, '
+    "and still holds the score whenever the unclipped one does."
+)
+
+
+def _interval(estimate: Estimate, at: int) -> dict[str, Any] | None:
+    if estimate.drawn[at] < MIN_JUDGED:
+        return None
+    raw = float(estimate.score[at])
+    shown = min(1.0, max(0.0, raw))
+    return {
+        "estimate": raw,
+        "shown": shown,
+        "clipped": shown != raw,
+        "low": max(0.0, float(estimate.low[at])),
+        "high": min(1.0, float(estimate.high[at])),
+        "se": float(estimate.se[at]),
+    }
+
+
+def _ranked_runs(
+    population: Population, *, runs: list[str], judged: np.ndarray, pi: np.ndarray, metric: str
+) -> list[dict[str, Any]]:
+    """One metric's runs, ranked by the LLM + sample estimate, each with its three figures and the probability
+    that it is above the next one."""
+    both = difference_estimate(population, sampled=judged, pi=pi, metric=metric)
+    human_only = difference_estimate(population, sampled=judged, pi=pi, metric=metric, use_llm=False)
+    llm_only = full_scores(population, metric=metric, human=False)
+    # A run shows an estimate once MIN_JUDGED of its pairs are judged: those are ranked first, the others after.
+    order, steps = ranking(population, sampled=judged, pi=pi, metric=metric, eligible=both.drawn >= MIN_JUDGED)
+    rows = []
+    for rank, at in enumerate(order.tolist(), start=1):
+        rows.append(
+            {
+                "rank": rank,
+                "run_id": runs[at],
+                "llm_only": float(llm_only[at]),
+                "ppi": _interval(both, at),
+                "human_only": _interval(human_only, at),
+                "judged_pairs": int(both.drawn[at]),
+            }
+        )
+    for row, step, below in zip(rows, steps, rows[1:], strict=False):
+        shown = row["ppi"] is not None and below["ppi"] is not None
+        row["next_in_order_probability"] = step.probability if shown else None
+    if rows:
+        rows[-1]["next_in_order_probability"] = None
+    return rows
+
+
+def budget_estimates(*, sample: BudgetSample) -> dict[str, Any]:
+    """The estimates of the sample's campaign, as plain data."""
+    found, judged, pi, human = budget_campaign_population(sample=sample)
+    population = found.population
+    llm = label_set_get(sample.llm)
+    drawn_units = sample.items.count()
+    judged_units = len(np.unique(found.citation_unit[judged]))
+    per_metric = {
+        metric: {"runs": _ranked_runs(population, runs=found.runs, judged=judged, pi=pi, metric=metric)}
+        for metric in METRICS
+    }
+    return {
+        "sample": sample.pk,
+        "campaign": sample.campaign.name,
+        "design": sample.design,
+        "seed": sample.seed,
+        "budget": sample.budget_text,
+        "label_sets": {
+            "llm": llm.spec,
+            "human": human.spec,
+            "human_note": f"{human.spec}, read on the pairs of budget sample #{sample.pk} only",
+        },
+        "unit": UNIT,
+        "interval": INTERVAL_METHOD,
+        "ranking_method": RANKING_METHOD,
+        "frame_pairs": sample.frame,
+        "drawn_pairs": drawn_units,
+        "judged_pairs": judged_units,
+        "citations": len(population.answer),
+        "topics": len(found.topics),
+        "metrics": per_metric,
+        "min_judged": MIN_JUDGED,
+        "clipping_note": CLIPPING_NOTE,
+        "note": (
+            "While judging goes on, a topic's judged pairs are the first of its shuffled queue: each counts with "
+            "its inclusion probability times the topic's judged share of its draw (two-phase design). A run shows an "
+            f"estimate once {MIN_JUDGED} of its pairs are judged; before that only the LLM-only score, and it is "
+            "ranked below every run with an estimate."
+        ),
+    }
+
+
+DEFAULT_PLAN_BUDGETS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+
+
+def budget_plan(
+    *,
+    llm: str,
+    human: str,
+    scope: Scope,
+    budgets: tuple[float, ...] = DEFAULT_PLAN_BUDGETS,
+    design: str = Design.UNIFORM,
+) -> dict[str, Any]:
+    """Expected mean 95% interval width of the run scores against budget (metrics.budget.plan), from the human
+    labels some citations already have beside the LLM's."""
+    llm_set, human_set = label_set_get(llm), label_set_get(human)
+    population, known, runs, topics = plan_population(llm=llm_set, human=human_set, scope=scope)
+    curves = {}
+    for metric in METRICS:
+        curves[metric] = [
+            {
+                "budget": p.budget,
+                "pairs": p.units,
+                "width": p.width,
+                "width_human_only": p.width_human_only,
+            }
+            for p in plan(population, known=known, budgets=list(budgets), metric=metric, design=design)
+        ]
+    return {
+        "label_sets": {"llm": llm_set.spec, "human": human_set.spec},
+        "design": design,
+        "runs": len(runs),
+        "topics": len(topics),
+        "citations": len(population.answer),
+        "known": int(known.sum()),
+        "unit": "mean over runs of the expected 95% interval width of weighted precision / recall (first citations)",
+        "curves": curves,
+    }
