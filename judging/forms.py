@@ -169,7 +169,7 @@ class SubmitInputSerializer(serializers.Serializer):
 
     pair_id = serializers.IntegerField(**column_bounds(Pair, "id", min_value=1))
     token = serializers.UUIDField()
-    label = serializers.ChoiceField(
+    label = serializers.ChoiceField(  # type: ignore[assignment]
         choices=[*Label.choices, (NOT_JUDGED, "Cannot judge")],
         help_text="Blank: the assessor cannot judge the pair (stored as not judged, with the reason).",
         error_messages={"invalid_choice": "Select a valid choice: {input} is not a label."},
@@ -244,7 +244,7 @@ class SubmitForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        given = {name: self.posted.getlist(name) for name in SubmitInputSerializer().fields}
+        given = {name: self.posted.getlist(name) for name in SubmitInputSerializer().fields.keys()}
         n = max(len(given["pair_id"]), 1)  # none: one answer, whose pair_id is missing
         if n > SUBMIT_ANSWERS_MAX:
             raise forms.ValidationError(f"at most {SUBMIT_ANSWERS_MAX} answers in one submit, not {n}")
