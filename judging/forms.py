@@ -244,7 +244,8 @@ class SubmitForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        given = {name: self.posted.getlist(name) for name in SubmitInputSerializer().fields.keys()}
+        names: list[str] = list(SubmitInputSerializer().fields)  # type: ignore[arg-type]
+        given = {name: self.posted.getlist(name) for name in names}
         n = max(len(given["pair_id"]), 1)  # none: one answer, whose pair_id is missing
         if n > SUBMIT_ANSWERS_MAX:
             raise forms.ValidationError(f"at most {SUBMIT_ANSWERS_MAX} answers in one submit, not {n}")
