@@ -26,8 +26,8 @@ from assess.models import Run, Topic
 from core.columns import column_bounds
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation, card_shows_llm_label
-from judging.exchange.schema import SECONDS_LIMIT
-from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Label, Pair, QueueOrder
+from judging.forms import SubmitInputSerializer
+from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Label, QueueOrder
 
 # --- campaigns ------------------------------------------------------------------------------------
 
@@ -292,18 +292,6 @@ class AssignmentViewSet(
 # --- the assessor's queue and submit --------------------------------------------------------------
 
 
-class SubmitInputSerializer(serializers.Serializer):
-    pair_id = serializers.IntegerField(**column_bounds(Pair, "id", min_value=1))
-    token = serializers.UUIDField()
-    label = serializers.ChoiceField(choices=Label.choices, allow_blank=True)  # type: ignore[assignment]
-    not_judged_reason = serializers.CharField(
-        required=False, allow_blank=True, default="", max_length=200, help_text="Why a blank label (cannot judge)."
-    )
-    seconds = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=SECONDS_LIMIT)
-    flagged = serializers.BooleanField(default=False)
-    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
-
-
 class DoneOfTotalSerializer(serializers.Serializer):
     done = serializers.IntegerField()
     total = serializers.IntegerField()
@@ -466,7 +454,7 @@ class SubmitView(_OwnAssignmentView):
                 pair_id=v["pair_id"],
                 label=v["label"],
                 token=v["token"],
-                seconds=v.get("seconds"),
+                seconds=v["seconds"],
                 flagged=v["flagged"],
                 comment=v["comment"],
                 not_judged_reason=v["not_judged_reason"],

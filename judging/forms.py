@@ -6,11 +6,14 @@ from django import forms
 from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 from django.http import QueryDict
+from rest_framework import serializers
 
 from assess.models import Run, Topic
+from core.columns import column_bounds
 from judging import queue, selectors
+from judging.exchange.schema import SECONDS_LIMIT
 from judging.guidelines import DEFAULT_GUIDELINES
-from judging.models import NOT_JUDGED, Campaign, Condition, Judge, JudgeKind, Label
+from judging.models import NOT_JUDGED, Campaign, Condition, Judge, JudgeKind, Label, Pair
 
 JUDGED_LABEL_NAMES = {
     selectors.JudgedLabel.FULL: Label.FULL.label,
@@ -154,35 +157,71 @@ def _pair_ids(text: str, name: str, most: int) -> list[int]:
     return [int(p) for p in parts]
 
 
-class AnswerForm(forms.Form):
-    """One answer of a submit: the pair, its card's submission token, the label (or cannot judge, with why)."""
+class CheckboxField(serializers.BooleanField):
+    """A checkbox: blank (an unticked box sent as a field, as the page's outbox does) is false, as absent is."""
 
-    pair_id = forms.IntegerField(min_value=1)
-    token = forms.UUIDField()
-    # Blank: the assessor cannot judge the pair (stored as not judged, with the reason).
-    label = forms.ChoiceField(choices=[*Label.choices, (NOT_JUDGED, "Cannot judge")], required=False)
-    not_judged_reason = forms.CharField(required=False, max_length=200)
-    seconds = forms.FloatField(required=False, min_value=0)
-    flagged = forms.BooleanField(required=False)
-    comment = forms.CharField(required=False, max_length=2000)
+    FALSE_VALUES = {*serializers.BooleanField.FALSE_VALUES, ""}
 
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        if data.get("label") == NOT_JUDGED:
-            data["not_judged_reason"] = (data.get("not_judged_reason") or "").strip() or CANNOT_JUDGE_REASONS[0]
+
+class SubmitInputSerializer(serializers.Serializer):
+    """One answer of a submit: the pair, its card's submission token, the label (or cannot judge, with why). The one
+    schema of an answer: the API's submit reads its body with it, the judging page each answer of its POST."""
+
+    pair_id = serializers.IntegerField(**column_bounds(Pair, "id", min_value=1))
+    token = serializers.UUIDField()
+    label = serializers.ChoiceField(  # type: ignore[assignment]
+        choices=[*Label.choices, (NOT_JUDGED, "Cannot judge")],
+        help_text="Blank: the assessor cannot judge the pair (stored as not judged, with the reason).",
+        error_messages={"invalid_choice": "Select a valid choice: {input} is not a label."},
+    )
+    not_judged_reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=200,
+        help_text=f"Why a blank label (cannot judge); none given: {CANNOT_JUDGE_REASONS[0]!r}.",
+    )
+    # Refused out of range rather than clamped: a value past it is a client's error, not a time (docs/judging.md).
+    seconds = serializers.FloatField(
+        required=False, allow_null=True, default=None, min_value=0, max_value=SECONDS_LIMIT
+    )
+    flagged = CheckboxField(default=False)
+    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["label"] == NOT_JUDGED:
+            attrs["not_judged_reason"] = attrs["not_judged_reason"].strip() or CANNOT_JUDGE_REASONS[0]
         else:
-            data["not_judged_reason"] = ""
-        return data
+            attrs["not_judged_reason"] = ""
+        return attrs
+
+
+def errors_text(errors: Any) -> str:
+    """A serializer's errors on one line: `field: message; ...`."""
+    if isinstance(errors, dict):
+        return "; ".join(f"{name}: {errors_text(value)}" for name, value in errors.items())
+    if isinstance(errors, list):
+        return " ".join(errors_text(value) for value in errors)
+    return str(errors)
 
 
 # The most answers one submit carries (the judging page's outbox sends at most this many at once).
 SUBMIT_ANSWERS_MAX = 50
 
 
+def _answer(given: dict[str, list[str]], k: int) -> QueryDict:
+    """The kth answer's fields, as a form's body (DRF reads a blank field of a form as null, an absent box false)."""
+    answer = QueryDict(mutable=True)
+    for name, values in given.items():
+        if values:
+            answer[name] = values[k]
+    return answer
+
+
 class SubmitForm(forms.Form):
     """A submit of the judging page: one answer (the form without JavaScript), or several in the order answered
     (the page's outbox): each answer's fields repeated, the nth value of each field being the nth answer's, and
-    a field either given for every answer or for none. `answers` holds one `AnswerForm` per answer, each
+    a field either given for every answer or for none. `answers` holds one `SubmitInputSerializer` per answer, each
     validated on its own, so that one bad answer is refused without the others."""
 
     # The judging page's cards held ahead: how many it asks for (it measures its round trip), and the pairs it
@@ -195,7 +234,7 @@ class SubmitForm(forms.Form):
     def __init__(self, data: QueryDict) -> None:
         super().__init__(data)
         self.posted = data
-        self.answers: list[AnswerForm] = []
+        self.answers: list[SubmitInputSerializer] = []
 
     def clean_skip(self) -> list[int]:
         return _pair_ids(self.cleaned_data.get("skip") or "", "skip", queue.SKIP_MAX)
@@ -205,14 +244,15 @@ class SubmitForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        given = {name: self.posted.getlist(name) for name in AnswerForm.base_fields}
+        names: list[str] = list(SubmitInputSerializer().fields)  # type: ignore[arg-type]
+        given = {name: self.posted.getlist(name) for name in names}
         n = max(len(given["pair_id"]), 1)  # none: one answer, whose pair_id is missing
         if n > SUBMIT_ANSWERS_MAX:
             raise forms.ValidationError(f"at most {SUBMIT_ANSWERS_MAX} answers in one submit, not {n}")
         uneven = [name for name, values in given.items() if len(values) not in (0, n)]
         if uneven:
             raise forms.ValidationError(f"{', '.join(uneven)}: one value per answer ({n} answers, by pair_id)")
-        self.answers = [AnswerForm({name: values[k] for name, values in given.items() if values}) for k in range(n)]
+        self.answers = [SubmitInputSerializer(data=_answer(given, k)) for k in range(n)]
         return data
 
 

@@ -22,6 +22,7 @@ from core.csvsafe import SafeCsvWriter
 from core.downloads import attachment
 from judging import queue, selectors, services
 from judging.blindness import BlindnessViolation, blindness_violations, card_shows_llm_label
+from judging.exchange.schema import SECONDS_LIMIT
 from judging.forms import (
     CANNOT_JUDGE_REASONS,
     AssessorCreateForm,
@@ -32,6 +33,7 @@ from judging.forms import (
     CampaignSettingsForm,
     JudgedFilterForm,
     SubmitForm,
+    errors_text,
 )
 from judging.guidelines import guidelines_html
 from judging.highlight import highlight_evidence
@@ -100,6 +102,7 @@ def judge_context(
         "judged_url": reverse("judging:judged", args=[pk]),
         "label_keys": LABEL_KEYS,
         "cannot_judge_reasons": CANNOT_JUDGE_REASONS,
+        "seconds_limit": SECONDS_LIMIT,
         # Read once per request: the held card shows them as of now (the server's answer brings them fresh).
         "session": session,
         # The cards after this one, held by the page so that a keystroke shows the next at once (docs/judging.md).
@@ -198,24 +201,24 @@ def submit(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
         return HttpResponse(f"Not saved: {form.errors.as_text()}", status=400, content_type="text/plain")
     valid = [a for a in form.answers if a.is_valid()]
     if not valid:
-        errors = "; ".join(a.errors.as_text() for a in form.answers)
+        errors = "; ".join(errors_text(a.errors) for a in form.answers)
         return HttpResponse(f"Not saved: {errors}", status=400, content_type="text/plain")
     refused = [
-        {"token": str(a.data.get("token", ""))[:64], "reason": a.errors.as_text()}
+        {"token": str(a.initial_data.get("token", ""))[:64], "reason": errors_text(a.errors)}
         for a in form.answers
-        if not a.is_valid()
+        if a.errors
     ]
     data = form.cleaned_data
     outcomes, state = services.judgments_submit_and_next(
         assignment=assignment,
-        answers=[services.Answer(**a.cleaned_data) for a in valid],
+        answers=[services.Answer(**a.validated_data) for a in valid],
         following=True,
         ahead=data["ahead"],
         skip=data["skip"],
         known=data["known"],
     )
     refused += [
-        {"token": str(a.cleaned_data["token"]), "reason": str(outcome)}
+        {"token": str(a.validated_data["token"]), "reason": str(outcome)}
         for a, outcome in zip(valid, outcomes, strict=True)
         if isinstance(outcome, services.SubmissionRejected)
     ]
