@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from judging import build
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("ASSESS_DATA_DIR", "").strip() or ROOT / "data" / "trec-rag-2024")
 PASSWORD = "bench-judge-password"
@@ -47,16 +49,14 @@ def populate(n_topics: int, phases: list[int]) -> dict[str, Any]:
     """Topics, passages, runs, answers, the campaign and its pairs, and each phase's assessors."""
     from django.db import transaction
 
-    from judging import services
-
     rng = random.Random(2024)
     rows = real_topics(n_topics)
     with transaction.atomic():
         topics, runs = answers_create(rows, rng)
-        campaign = services.campaign_create(
+        campaign = build.campaign_create(
             name="bench-judge", runs=runs, topics=topics, depth=1, guidelines=""
         )  # no start overlay: it measures keystrokes
-    summary = services.campaign_build_pairs(campaign=campaign)
+    summary = build.campaign_build_pairs(campaign=campaign)
     accounts: dict[int, list[str]] = {}
     for n in phases:
         accounts[n] = assessors_create(campaign, topics, [f"bench-judge-n{n:02d}-{k + 1:02d}" for k in range(n)])

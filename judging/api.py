@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 from assess.api import ErrorDetailSerializer
 from assess.models import Run, Topic
 from core.columns import column_bounds
-from judging import queue, selectors, services
+from judging import build, queue, selectors, services
 from judging.blindness import BlindnessViolation, card_shows_llm_label
 from judging.forms import SubmitInputSerializer
 from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Label, QueueOrder
@@ -171,7 +171,7 @@ class CampaignViewSet(
         data.is_valid(raise_exception=True)
         v = data.validated_data
         try:
-            campaign, _summary = services.campaign_create_and_build(
+            campaign, _summary = build.campaign_create_and_build(
                 name=v["name"],
                 runs=v["runs"],
                 topics=v["topics"],
@@ -182,7 +182,7 @@ class CampaignViewSet(
                 queue_order=v["queue_order"],
                 allow_missing_text=v["allow_missing_text"],
             )
-        except services.CampaignNotCreated as exc:
+        except build.CampaignNotCreated as exc:
             return Response(
                 {"detail": f"{exc.message} (allow_missing_text: true)", "missing_passages": exc.missing_passages},
                 status=status.HTTP_409_CONFLICT,
@@ -203,10 +203,8 @@ class CampaignViewSet(
         data = BuildInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            services.campaign_build_pairs(
-                campaign=campaign, allow_missing_text=data.validated_data["allow_missing_text"]
-            )
-        except services.CampaignBuildError as exc:
+            build.campaign_build_pairs(campaign=campaign, allow_missing_text=data.validated_data["allow_missing_text"])
+        except build.CampaignBuildError as exc:
             return Response(
                 {"detail": exc.message, "missing_passages": exc.missing_passages}, status=status.HTTP_409_CONFLICT
             )

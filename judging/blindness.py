@@ -27,8 +27,8 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Exists, OuterRef
 
 from assess.models import Topic
-from judging.label_set_names import LabelSetKind, LabelSetName
-from judging.labels import LabelSetError, label_set_get
+from judging.label_set_names import LabelSetError, LabelSetKind, LabelSetName
+from judging.labels import label_set_get
 from judging.models import Assignment, Campaign, CampaignPair, Condition, Judge, JudgeKind, Judgment
 from judging.samples import SampleJudges, campaign_samples
 

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 
 from assess.demo import ASSESSOR, DEMO_TOPICS, EDITOR
 from assess.models import Run, Topic
-from judging import services
+from judging import build, services
 from judging.models import Campaign, Condition, JudgeKind
 
 CAMPAIGN = "demo"
@@ -24,7 +24,7 @@ def load(out: TextIO) -> None:
         return
     judge = services.judge_get_or_create(name=LLM_JUDGE, kind=JudgeKind.LLM)
     topics = list(Topic.objects.filter(topic_id__in=DEMO_TOPICS).order_by("topic_id"))
-    campaign, summary = services.campaign_create_and_build(
+    campaign, summary = build.campaign_create_and_build(
         name=CAMPAIGN, runs=Run.objects.all(), topics=topics, depth=1, post_edit_judge=judge, allow_missing_text=True
     )
     for username, condition in CONDITIONS.items():

@@ -69,3 +69,14 @@ class LabelSetName:
         if self.kind == LabelSetKind.JUDGE:
             return f"{self.name}/{condition}"
         return f"{self.kind}:{self.name}/{condition}"
+
+
+SPEC_HELP = (
+    "a label set is a judge (nist, gpt-4o), judge/condition (alice/from_scratch), "
+    "campaign:NAME/condition, group:NAME/condition or final/CAMPAIGN; "
+    "conditions: from_scratch, post_edit, adjudication, none"
+)
+
+
+class LabelSetError(ValueError):
+    """A label set that does not exist or is ambiguous; the message says what to write instead."""

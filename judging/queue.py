@@ -7,23 +7,20 @@ person's label."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.core.cache import cache
 from django.db import connection
-from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, When
-from django.db.models.functions import Coalesce
+from django.db.models import OuterRef, Q, Subquery
 
 from assess.models import Passage, Sentence
-from core.sql import aware, columns, fields_of, from_row
+from core.sql import columns, fields_of, from_row
+from judging.counts import Progress, assessor_progress, held_back_pending
 from judging.models import (
     Assignment,
     AssignmentStatus,
@@ -31,147 +28,11 @@ from judging.models import (
     Condition,
     Judgment,
     Label,
-    QueueOrder,
-    SampleItem,
 )
+from judging.pool import pending_sql, pool_sql, topic_pool
 from judging.tokens import submission_token
 
 LABEL_NAMES: dict[str, str] = dict(Label.choices)
-
-# --- queues ---------------------------------------------------------------------------------------
-
-
-def assignment_pool(*, assignment: Assignment) -> QuerySet[CampaignPair]:
-    """Every pair this assignment may judge (its queue before held-back and done pairs are taken out)."""
-    return _topic_pool(assignment)
-
-
-def _topic_pool(assignment: Assignment) -> QuerySet[CampaignPair]:
-    """The pool as a queryset, for the counts: the same rows as `_pool_sql`."""
-    pool = CampaignPair.objects.filter(campaign_id=assignment.campaign_id, topic_id=assignment.topic_id)
-    if assignment.sample_id is not None:
-        drawn = SampleItem.objects.filter(
-            sample_id=assignment.sample_id, topic_id=OuterRef("topic_id"), pair_id=OuterRef("pair_id")
-        )
-        pool = pool.filter(Exists(drawn))
-        if assignment.condition == Condition.FROM_SCRATCH:
-            pool = pool.exclude(_judged_elsewhere(assessor=assignment.assessor_id, assignment=assignment.pk))
-    return pool
-
-
-def _judged_elsewhere(*, assessor: Any, assignment: Any) -> Exists:
-    """For rows with a `pair_id`: the assessor judged the pair from scratch in another assignment."""
-    return Exists(
-        Judgment.objects.filter(
-            pair_id=OuterRef("pair_id"), condition=Condition.FROM_SCRATCH, assignment__assessor_id=assessor
-        ).exclude(assignment_id=assignment)
-    )
-
-
-def _has_llm_label(assignment: Assignment) -> Q:
-    judge_id = assignment.campaign.post_edit_judge_id
-    if judge_id is None:
-        return Q(pk__in=[])
-    return Q(Exists(Judgment.objects.filter(judge_id=judge_id, pair_id=OuterRef("pair_id"))))
-
-
-# The order of a topic's pool (`Campaign.queue_order`). By topic: the stored position (by passage, then pair).
-# Uncertain first: the pairs where two LLM judges' current labels differ (rank 0), then those an LLM judge's
-# current label calls PS or NS (rank 1), then the rest (rank 2), each rank in position order. A judge's current
-# label is its newest that is not "cannot judge". Read when the queue is, so labels that arrive reorder what is
-# still pending. In portable SQL (the demo runs on SQLite); `{pair}` is the pool row's pair id column.
-_LLM_CURRENT = (
-    "FROM judging_judgment l JOIN judging_judge g ON g.id = l.judge_id"
-    " WHERE l.pair_id = {pair} AND g.kind = 'llm' AND l.label <> ''"
-    " AND NOT EXISTS (SELECT 1 FROM judging_judgment m WHERE m.judge_id = l.judge_id AND m.pair_id = l.pair_id"
-    " AND m.label <> '' AND (m.created_at > l.created_at OR (m.created_at = l.created_at AND m.id > l.id)))"
-)
-_UNCERTAINTY_RANK = (
-    f"(CASE WHEN (SELECT count(DISTINCT l.label) {_LLM_CURRENT}) > 1 THEN 0"
-    f" WHEN EXISTS (SELECT 1 {_LLM_CURRENT} AND l.label IN ('PS', 'NS')) THEN 1 ELSE 2 END)"
-)
-
-
-def uncertainty_rank_sql(pair_column: str) -> str:
-    """The uncertain-first rank of a pool row whose pair id is `pair_column` (0 first)."""
-    return _UNCERTAINTY_RANK.replace("{pair}", pair_column)
-
-
-def _uncertain_first(assignment: Assignment) -> bool:
-    return assignment.campaign.queue_order == QueueOrder.UNCERTAIN_FIRST
-
-
-# The pool and the next pending pairs, in plain SQL: they are read on every keystroke, and composing them with
-# the ORM cost more CPU than everything the database does for a submit. `_pool_sql` is the pool, `_pending_sql`
-# the pending pairs in queue order: the one implementation of the rule (judging/queue.md) that the page, the API,
-# the status and `assignment_pending` all run.
-
-
-@dataclass(frozen=True)
-class _Sql:
-    sql: str
-    params: list[Any]
-
-
-def _pool_sql(assignment: Assignment) -> tuple[str, list[str], list[Any]]:
-    """The assignment's pool as rows `cp` of judging_campaignpair (with `si`, its sample item, when it judges a
-    sample): a FROM clause, its WHERE conditions and their parameters in order."""
-    source = "judging_campaignpair cp"
-    params: list[Any] = []
-    if assignment.sample_id is not None:
-        source += (
-            " JOIN judging_sampleitem si ON si.sample_id = %s AND si.topic_id = cp.topic_id AND si.pair_id = cp.pair_id"
-        )
-        params.append(assignment.sample_id)
-    where = ["cp.campaign_id = %s", "cp.topic_id = %s"]
-    params += [assignment.campaign_id, assignment.topic_id]
-    if assignment.sample_id is not None and assignment.condition == Condition.FROM_SCRATCH:
-        where.append(
-            "NOT EXISTS (SELECT 1 FROM judging_judgment e JOIN judging_assignment ea ON ea.id = e.assignment_id"
-            " WHERE e.pair_id = cp.pair_id AND e.condition = %s AND ea.assessor_id = %s AND ea.id <> %s)"
-        )
-        params += [Condition.FROM_SCRATCH.value, assignment.assessor_id, assignment.pk]
-    return source, where, params
-
-
-def _pending_sql(assignment: Assignment, *, limit: int | None = None, skip: Sequence[int] = ()) -> _Sql | None:
-    """The first `limit` (None: all) pending pairs of the queue, in queue order: rows `cp.*` with their order
-    keys `queue_key`, `queue_tie`; None when every pair is held back. `skip`: pairs taken as judged."""
-    source, where, params = _pool_sql(assignment)
-    where.append("NOT EXISTS (SELECT 1 FROM judging_judgment j WHERE j.assignment_id = %s AND j.pair_id = cp.pair_id)")
-    params.append(assignment.pk)
-    if skip:
-        where.append("NOT (cp.pair_id = ANY(%s))")
-        params.append(list(skip))
-    if assignment.condition == Condition.POST_EDIT:
-        judge_id = assignment.campaign.post_edit_judge_id
-        if judge_id is None:
-            return None
-        where.append("EXISTS (SELECT 1 FROM judging_judgment l WHERE l.judge_id = %s AND l.pair_id = cp.pair_id)")
-        params.append(judge_id)
-    if assignment.sample_id is not None:
-        # A sample comes in its own order (the feature that drew it shuffled it, so order says nothing of labels).
-        key, tie = 'si."order"', "cp.pair_id"
-    elif _uncertain_first(assignment):
-        key, tie = uncertainty_rank_sql("cp.pair_id"), "cp.position"
-    else:
-        key, tie = "cp.position", "cp.pair_id"
-    sql = (
-        f"SELECT cp.*, {key} AS queue_key, {tie} AS queue_tie FROM {source}"
-        f" WHERE {' AND '.join(where)} ORDER BY queue_key, queue_tie"
-    )
-    if limit is not None:
-        sql += f" LIMIT {int(limit)}"
-    return _Sql(sql, params)
-
-
-def assignment_pending(*, assignment: Assignment) -> list[CampaignPair]:
-    """The pairs still to judge, in queue order: pairs citing the same passage come together (uncertain first:
-    after the pairs the LLM judges are least sure of; a sample: in its order). A post-edit queue holds back the
-    pairs that have no LLM label yet."""
-    pending = _pending_sql(assignment)
-    return [] if pending is None else list(CampaignPair.objects.raw(pending.sql, pending.params))
-
 
 _CARD_PAIR_FIELDS = fields_of(CampaignPair, ["id", "campaign_id", "pair_id", "topic_id", "context_citation_id"])
 _CARD_PASSAGE_FIELDS = fields_of(Passage, ["id", "passage_id", "title", "text", "url"])
@@ -209,7 +70,7 @@ def _next_pending(
     """The first `limit` pending pairs of the queue, in order: rows `cp.*`, or (`card`) the rows `_cards_from_rows`
     reads, the sentences of each card's answer with it (one query for the whole response). A `limit` above 1 is the next pair and those after it (the judging page holds them in advance).
     `skip`: pairs taken as judged (the page has answered them and not sent them yet)."""
-    pending = _pending_sql(assignment, limit=limit, skip=skip)
+    pending = pending_sql(assignment, limit=limit, skip=skip)
     if pending is None:
         return []  # every pair is held back
     sql, params = pending.sql, list(pending.params)
@@ -247,7 +108,7 @@ def submission_context(*, assignment: Assignment, pair_id: int) -> SubmissionCon
     if assignment.condition == Condition.POST_EDIT and judge_id is not None:
         select += ", " + _NEWEST_LLM_LABEL
         params.append(judge_id)
-    source, where, pool_params = _pool_sql(assignment)
+    source, where, pool_params = pool_sql(assignment)
     sql = f"SELECT {select} FROM {source} WHERE {' AND '.join(where)} AND cp.pair_id = %s"
     with connection.cursor() as cur:
         cur.execute(sql, [*params, *pool_params, pair_id])
@@ -264,7 +125,7 @@ def assignment_has_pending(*, assignment: Assignment) -> bool:
 
 
 def assignment_held_back_count(*, assignment: Assignment) -> int:
-    return _held_back(assignment)
+    return held_back_pending(assignment)
 
 
 def status_of(*, has_pending: bool, held_back: int) -> AssignmentStatus:
@@ -274,53 +135,7 @@ def status_of(*, has_pending: bool, held_back: int) -> AssignmentStatus:
 
 def assignment_status(*, assignment: Assignment) -> AssignmentStatus:
     """The status the assignment has now (two reads: the next pending pair and the held-back count)."""
-    return status_of(has_pending=assignment_has_pending(assignment=assignment), held_back=_held_back(assignment))
-
-
-def _count(qs: QuerySet[Any]) -> Coalesce:
-    return Coalesce(Subquery(qs.values("n"), output_field=IntegerField()), 0)
-
-
-def assignments_with_progress(qs: QuerySet[Assignment]) -> QuerySet[Assignment]:
-    """Annotates `total` (pairs in the topic's pool) and `done` (pairs this assignment has judged)."""
-    total = (
-        CampaignPair.objects.filter(campaign_id=OuterRef("campaign_id"), topic_id=OuterRef("topic_id"))
-        .order_by()
-        .values("campaign_id")
-        .annotate(n=Count("pk"))
-    )
-    done = (
-        Judgment.objects.filter(assignment_id=OuterRef("pk"))
-        .order_by()
-        .values("assignment_id")
-        .annotate(n=Count("pair_id", distinct=True))
-    )
-    # An assignment that judges a sample counts only the sample's pairs of its topic (from scratch: less those
-    # its assessor judged from scratch elsewhere), as `_topic_pool`.
-    drawn = SampleItem.objects.filter(sample_id=OuterRef("sample_id"), topic_id=OuterRef("topic_id"))
-    fresh = drawn.exclude(
-        _judged_elsewhere(assessor=OuterRef(OuterRef("assessor_id")), assignment=OuterRef(OuterRef("pk")))
-    )
-    sample_total = Case(
-        When(Q(condition=Condition.FROM_SCRATCH), then=_count(_counted(fresh, "sample_id"))),
-        default=_count(_counted(drawn, "sample_id")),
-    )
-    topic_total = _count(total)
-    return qs.annotate(total=Case(When(sample__isnull=True, then=topic_total), default=sample_total), done=_count(done))
-
-
-def _counted(qs: QuerySet[Any], group: str) -> QuerySet[Any]:
-    return qs.order_by().values(group).annotate(n=Count("pk"))
-
-
-@dataclass(frozen=True)
-class Progress:
-    done: int
-    total: int
-
-    @property
-    def percent(self) -> int:
-        return int(100 * self.done / self.total) if self.total else 100
+    return status_of(has_pending=assignment_has_pending(assignment=assignment), held_back=held_back_pending(assignment))
 
 
 def next_assignment(*, user: AbstractBaseUser, after: Assignment) -> Assignment | None:
@@ -405,82 +220,6 @@ class QueueState:
     @property
     def following(self) -> QueueState | None:
         return self.held[0] if self.held else None
-
-
-@dataclass(frozen=True)
-class TopicCounts:
-    progress: Progress
-    held_back: int
-
-
-# The judging page's progress, kept in the cache: counting a topic's pool and this assignment's judgments on
-# every keystroke was the largest part of a submit on a large topic. Judgments of an assignment are only
-# added by `services.judgment_submit`, which bumps `done` (`topic_counts_judged`); the expiry bounds any
-# drift (a lost increment when two tabs submit at once). Post-edit held-back pairs change as LLM labels
-# arrive, so they are counted each time.
-COUNTS_SECONDS = 300
-
-
-def counts_keys(assignment_id: int, created_at: datetime) -> tuple[str, str]:
-    """The cache keys of an assignment's (total, done) counts."""
-    # The creation time too: a recreated database reuses primary keys, and the cache outlives it.
-    stamp = f"{assignment_id}:{created_at.timestamp():.6f}"
-    return f"judging:total:{stamp}", f"judging:done:{stamp}"
-
-
-def _counts_keys(assignment: Assignment) -> tuple[str, str]:
-    return counts_keys(assignment.pk, assignment.created_at)
-
-
-def _counts_query(assignment: Assignment) -> tuple[int, int]:
-    judged = Q(Exists(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id"))))
-    row = _topic_pool(assignment).aggregate(total=Count("pk"), done=Count("pk", filter=judged))
-    return row["total"], row["done"]
-
-
-def _progress_many(stamps: list[tuple[int, datetime]], load: Callable[[int], Assignment]) -> dict[int, Progress]:
-    """Each assignment's (done, total), from the cache where it is, counted (and cached) where not. `stamps` are
-    the assignments' (id, created_at); `load` gives the instance to count, needed only on a miss."""
-    keys = {pk: counts_keys(pk, created_at) for pk, created_at in stamps}
-    found = cache.get_many([k for pair in keys.values() for k in pair])
-    out: dict[int, Progress] = {}
-    for pk, (total_key, done_key) in keys.items():
-        if total_key in found and done_key in found:
-            total, done = int(found[total_key]), int(found[done_key])
-        else:
-            total, done = _counts_query(load(pk))
-            cache.set_many({total_key: total, done_key: done}, COUNTS_SECONDS)
-        out[pk] = Progress(done=min(done, total), total=total)
-    return out
-
-
-def topic_counts_forget(*, assignments: Iterable[Assignment]) -> None:
-    """Their pools changed (a campaign rebuilt): the next read counts again."""
-    cache.delete_many([key for a in assignments for key in _counts_keys(a)])
-
-
-def topic_counts_judged(*, assignment: Assignment) -> None:
-    """A pair of the assignment got its first judgment: one more done, if the count is cached."""
-    # Not cached (or expired): nothing to bump, the next read counts.
-    with contextlib.suppress(ValueError):
-        cache.incr(_counts_keys(assignment)[1])
-
-
-def topic_counts(*, assignment: Assignment) -> TopicCounts:
-    """Pairs in the topic's pool, those this assignment has judged, and (post-edit) those held back."""
-    progress = _progress_many([(assignment.pk, assignment.created_at)], lambda pk: assignment)
-    return TopicCounts(progress=progress[assignment.pk], held_back=_held_back(assignment))
-
-
-def _held_back(assignment: Assignment) -> int:
-    if assignment.condition != Condition.POST_EDIT:
-        return 0
-    judged = Exists(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=OuterRef("pair_id")))
-    return _topic_pool(assignment).filter(~Q(judged) & ~_has_llm_label(assignment)).count()
-
-
-def topic_progress(*, assignment: Assignment) -> Progress:
-    return topic_counts(assignment=assignment).progress
 
 
 def card_of(
@@ -627,7 +366,7 @@ def judged_state(
     rows = list(Judgment.objects.filter(assignment_id=assignment.pk, pair_id=pair_id).order_by("-pk"))
     if not rows:
         return None
-    cp = _topic_pool(assignment).filter(pair_id=pair_id).select_related("pair__passage", "context_citation__sentence")
+    cp = topic_pool(assignment).filter(pair_id=pair_id).select_related("pair__passage", "context_citation__sentence")
     judge_id = assignment.campaign.post_edit_judge_id
     if assignment.condition == Condition.POST_EDIT and judge_id is not None:
         newest = Judgment.objects.filter(judge_id=judge_id, pair_id=OuterRef("pair_id")).order_by("-created_at", "-pk")
@@ -658,7 +397,7 @@ def judged_state(
 def _state(assignment: Assignment, card: PairCard | None, *, answered: int = 0) -> QueueState:
     """`answered`: pairs the page has answered and not sent yet, counted as done in the progress it shows."""
     # The topic's and the overall progress from one read of the cache.
-    progress = _assessor_progress(assignment)
+    progress = assessor_progress(assignment)
     topic = progress[assignment.pk]
     overall = Progress(done=sum(p.done for p in progress.values()), total=sum(p.total for p in progress.values()))
     state = QueueState(
@@ -666,7 +405,7 @@ def _state(assignment: Assignment, card: PairCard | None, *, answered: int = 0) 
         card=card,
         topic_progress=Progress(min(topic.done + answered, topic.total), topic.total),
         overall_progress=Progress(min(overall.done + answered, overall.total), overall.total),
-        held_back=_held_back(assignment),
+        held_back=held_back_pending(assignment),
         has_judgments=topic.done + answered > 0,
     )
     if card is not None:
@@ -678,29 +417,3 @@ def _state(assignment: Assignment, card: PairCard | None, *, answered: int = 0) 
     else:
         state.next_assignment = next_assignment(user=assignment.assessor, after=assignment)
     return state
-
-
-# An assignment read with its assessor's other assignments (`selectors.assessor_assignment_get`, on every
-# keystroke) carries their (id, created_at) under this attribute, so the progress does not read them again.
-ASSESSOR_STAMPS = "assessor_stamps"
-
-
-def _assessor_progress(assignment: Assignment) -> dict[int, Progress]:
-    """The progress of every assignment of this one's assessor: their ids and stamps (read with the assignment,
-    or here in one query), the counts from the cache; an assignment is loaded only when its counts are not
-    cached."""
-    stamps: list[tuple[int, datetime]] | None = getattr(assignment, ASSESSOR_STAMPS, None)
-    if stamps is None:
-        with connection.cursor() as cur:
-            cur.execute(
-                "SELECT id, created_at FROM judging_assignment WHERE assessor_id = %s", [assignment.assessor_id]
-            )
-            stamps = [(pk, aware(created_at)) for pk, created_at in cur.fetchall()]
-
-    def load(pk: int) -> Assignment:
-        return assignment if pk == assignment.pk else Assignment.objects.only(*_PROGRESS_FIELDS).get(pk=pk)
-
-    return _progress_many(stamps, load)
-
-
-_PROGRESS_FIELDS = ["id", "campaign", "assessor", "topic", "condition", "created_at", "sample"]

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from judging.counts import topic_counts_forget
 from judging.models import Assignment, Campaign, Condition, Sample, SampleItem
-from judging.queue import topic_counts_forget
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from django.db.models.functions import Coalesce, TruncHour
 from assess.importers.fields import group_of_run_id
 from assess.models import Run, Topic
 from core.sql import aware, columns, fields_of, from_row
-from judging import queue
+from judging.counts import ASSESSOR_STAMPS, assignments_with_progress
 from judging.guidelines import guidelines_version
 from judging.models import (
     NOT_JUDGED,
@@ -45,7 +45,7 @@ from judging.models import (
     Label,
 )
 from judging.progress import Share, percent_done
-from judging.queue import LABEL_NAMES, assignments_with_progress
+from judging.queue import LABEL_NAMES
 
 
 def assessor_assignments(*, user: AbstractBaseUser) -> QuerySet[Assignment]:
@@ -60,7 +60,7 @@ def assessor_assignment_get(*, user: AbstractBaseUser, assignment_id: int) -> As
     In plain SQL: it is read on every keystroke, and the ORM's select_related cost 2 ms of CPU here, more than
     the rest of a submit's reads together. Fields not read (the campaign's summary) are deferred, as with `only`.
     The same statement reads the id and creation time of each of the user's assignments, which the queue's
-    overall progress needs (`queue.ASSESSOR_STAMPS`): one query less on every keystroke."""
+    overall progress needs (`ASSESSOR_STAMPS`): one query less on every keystroke."""
     with connection.cursor() as cur:
         cur.execute(_assignment_sql(), [assignment_id, assignment_id, user.pk])
         rows = cur.fetchall()
@@ -73,7 +73,7 @@ def assessor_assignment_get(*, user: AbstractBaseUser, assignment_id: int) -> As
     assignment.topic = from_row(Topic, _TOPIC_FIELDS, row[m:])
     assignment.assessor = user  # type: ignore[assignment]
     at = [f.attname for f in _ASSIGNMENT_FIELDS].index("created_at")
-    setattr(assignment, queue.ASSESSOR_STAMPS, [(r[0], aware(r[at])) for r in rows])
+    setattr(assignment, ASSESSOR_STAMPS, [(r[0], aware(r[at])) for r in rows])
     return assignment
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, include, path
 
-from judging import views
+from judging import assessor_views, flag_views, views
 from judging.lifecycle import views as lifecycle_views
 from judging.planning import views as planning_views
 from judging.review import views as review_views
@@ -24,13 +24,17 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("organize/campaigns/<int:campaign_id>/build/", views.campaign_build, name="campaign_build"),
     path("organize/campaigns/<int:campaign_id>/settings/", views.campaign_settings, name="campaign_settings"),
     path("organize/campaigns/<int:campaign_id>/assign/", views.campaign_assign, name="campaign_assign"),
-    path("organize/campaigns/<int:campaign_id>/flags/", views.campaign_flags, name="campaign_flags"),
-    path("organize/campaigns/<int:campaign_id>/flags.csv", views.campaign_flags_csv, name="campaign_flags_csv"),
+    path("organize/campaigns/<int:campaign_id>/flags/", flag_views.campaign_flags, name="campaign_flags"),
+    path("organize/campaigns/<int:campaign_id>/flags.csv", flag_views.campaign_flags_csv, name="campaign_flags_csv"),
     path(
-        "organize/campaigns/<int:campaign_id>/cannot-judge/", views.campaign_cannot_judge, name="campaign_cannot_judge"
+        "organize/campaigns/<int:campaign_id>/cannot-judge/",
+        flag_views.campaign_cannot_judge,
+        name="campaign_cannot_judge",
     ),
     path(
-        "organize/campaigns/<int:campaign_id>/flags/<int:judgment_id>/resolve/", views.flag_resolve, name="flag_resolve"
+        "organize/campaigns/<int:campaign_id>/flags/<int:judgment_id>/resolve/",
+        flag_views.flag_resolve,
+        name="flag_resolve",
     ),
     path(
         "organize/campaigns/<int:campaign_id>/assignments/<int:assignment_id>/remove/",
@@ -49,9 +53,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("organize/campaigns/<int:campaign_id>/archive/", lifecycle_views.archive, name="campaign_archive"),
     path("organize/campaigns/<int:campaign_id>/restore/", lifecycle_views.restore, name="campaign_restore"),
     path("organize/campaigns/<int:campaign_id>/delete/", lifecycle_views.delete, name="campaign_delete"),
-    path("organize/assessors/", views.assessors, name="assessors"),
-    path("organize/assessors/<int:user_id>/active/", views.assessor_active, name="assessor_active"),
-    path("organize/assessors/<int:user_id>/password/", views.assessor_password, name="assessor_password"),
+    path("organize/assessors/", assessor_views.assessors, name="assessors"),
+    path("organize/assessors/<int:user_id>/active/", assessor_views.assessor_active, name="assessor_active"),
+    path("organize/assessors/<int:user_id>/password/", assessor_views.assessor_password, name="assessor_password"),
     # review into final labels (reviewers and organizers)
     path("review/", review_views.review_campaigns, name="review_campaigns"),
     path("review/<int:campaign_id>/", review_views.review_queue_page, name="review"),

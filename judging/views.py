@@ -18,15 +18,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.middleware import HtmxDetails
 
 from core.auth import organizer_required
-from core.csvsafe import SafeCsvWriter
-from core.downloads import attachment
-from judging import queue, selectors, services
+from judging import build, queue, selectors, services
 from judging.blindness import BlindnessViolation, blindness_violations, card_shows_llm_label
 from judging.exchange.schema import SECONDS_LIMIT
 from judging.forms import (
     CANNOT_JUDGE_REASONS,
-    AssessorCreateForm,
-    AssessorPasswordForm,
     AssignForm,
     BuildForm,
     CampaignForm,
@@ -322,7 +318,7 @@ def campaigns(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            campaign, summary = services.campaign_create_and_build(
+            campaign, summary = build.campaign_create_and_build(
                 name=data["name"],
                 runs=data["chosen_runs"],
                 topics=data["topics"],
@@ -332,7 +328,7 @@ def campaigns(request: HttpRequest) -> HttpResponse:
                 highlight_evidence=data["highlight_evidence"],
                 allow_missing_text=data["allow_missing_text"],
             )
-        except services.CampaignNotCreated as exc:
+        except build.CampaignNotCreated as exc:
             form.add_error(None, f"{exc.message} (tick “{form.fields['allow_missing_text'].label}”)")
         else:
             _built_message(request, summary)
@@ -354,8 +350,8 @@ def campaigns(request: HttpRequest) -> HttpResponse:
 
 def _build(request: HttpRequest, campaign: Campaign, *, allow_missing_text: bool) -> None:
     try:
-        summary = services.campaign_build_pairs(campaign=campaign, allow_missing_text=allow_missing_text)
-    except services.CampaignBuildError as exc:
+        summary = build.campaign_build_pairs(campaign=campaign, allow_missing_text=allow_missing_text)
+    except build.CampaignBuildError as exc:
         messages.error(request, f"Pairs not built: {exc.message}")
         return
     _built_message(request, summary)
@@ -369,7 +365,7 @@ def _built_message(request: HttpRequest, summary: dict[str, Any]) -> None:
     )
 
 
-def _campaign_or_404(campaign_id: int) -> Campaign:
+def campaign_or_404(campaign_id: int) -> Campaign:
     campaign = selectors.campaign_get(campaign_id=campaign_id)
     if campaign is None:
         raise Http404("No such campaign")
@@ -379,7 +375,7 @@ def _campaign_or_404(campaign_id: int) -> Campaign:
 @organizer_required
 @require_GET
 def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = _campaign_or_404(campaign_id)
+    campaign = campaign_or_404(campaign_id)
     return render(
         request,
         "judging/campaign.html",
@@ -403,7 +399,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @organizer_required
 @require_POST
 def campaign_build(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = _campaign_or_404(campaign_id)
+    campaign = campaign_or_404(campaign_id)
     form = BuildForm(request.POST)
     form.is_valid()
     _build(request, campaign, allow_missing_text=bool(form.cleaned_data.get("allow_missing_text")))
@@ -413,7 +409,7 @@ def campaign_build(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @organizer_required
 @require_POST
 def campaign_settings(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = _campaign_or_404(campaign_id)
+    campaign = campaign_or_404(campaign_id)
     form = CampaignSettingsForm(request.POST, instance=campaign)
     if form.is_valid():
         services.campaign_update(
@@ -432,7 +428,7 @@ def campaign_settings(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @organizer_required
 @require_POST
 def campaign_assign(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = _campaign_or_404(campaign_id)
+    campaign = campaign_or_404(campaign_id)
     form = AssignForm(request.POST, campaign=campaign)
     if not form.is_valid():
         messages.error(request, f"Not assigned: {form.errors.as_text()}")
@@ -481,127 +477,3 @@ def _campaign_assignment_or_404(campaign_id: int, assignment_id: int) -> Assignm
     if found is None:
         raise Http404("No such assignment in this campaign")
     return found
-
-
-# --- assessors (organizers) -----------------------------------------------------------------------
-
-
-@organizer_required
-@require_http_methods(["GET", "POST"])
-def assessors(request: HttpRequest) -> HttpResponse:
-    """The assessors: create one, see their assignments and judgments, deactivate, reset a password."""
-    form = AssessorCreateForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = services.assessor_create(username=form.cleaned_data["username"], password=form.cleaned_data["password"])
-        messages.success(request, f"Assessor {user.username} created. Give them their password; they can log in now.")
-        return redirect("judging:assessors")
-    status = 400 if request.method == "POST" else 200
-    context = {"assessors": selectors.assessor_list(), "form": form, "password_form": AssessorPasswordForm}
-    return render(request, "judging/assessors.html", context, status=status)
-
-
-def _assessor_or_404(user_id: int) -> User:
-    assessor = selectors.assessor_get(user_id=user_id)
-    if assessor is None:
-        raise Http404("No such assessor")
-    return assessor
-
-
-@organizer_required
-@require_POST
-def assessor_active(request: HttpRequest, user_id: int) -> HttpResponse:
-    assessor = _assessor_or_404(user_id)
-    active = request.POST.get("active") == "true"
-    services.assessor_active_set(assessor=assessor, active=active)
-    done = "can log in again" if active else "is deactivated: they cannot log in; their judgments stay"
-    messages.success(request, f"{assessor.username} {done}.")
-    return redirect("judging:assessors")
-
-
-@organizer_required
-@require_POST
-def assessor_password(request: HttpRequest, user_id: int) -> HttpResponse:
-    assessor = _assessor_or_404(user_id)
-    form = AssessorPasswordForm(request.POST, assessor=assessor)
-    if form.is_valid():
-        services.assessor_password_set(assessor=assessor, password=form.cleaned_data["password"])
-        messages.success(request, f"New password set for {assessor.username}; their open sessions have ended.")
-    else:
-        messages.error(
-            request,
-            f"Password not changed for {assessor.username}: {' '.join(str(e) for e in form.errors['password'])}",
-        )
-    return redirect("judging:assessors")
-
-
-# --- flags (organizers) ---------------------------------------------------------------------------
-
-FLAGS_PER_PAGE = 25
-FLAG_COLUMNS = [
-    "judgment_id", "created_at", "assessor", "topic_id", "run_id", "passage_id", "sentence", "label",
-    "comment", "state", "resolved_by", "resolved_at", "note", "not_judged_reason",
-]  # fmt: skip
-
-
-@organizer_required
-@require_GET
-def campaign_flags(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The campaign's flags to review (open first), each with its sentence and passage, resolved with a note."""
-    campaign = _campaign_or_404(campaign_id)
-    try:
-        state = selectors.FlagState(request.GET.get("state", "open"))
-    except ValueError:
-        state = selectors.FlagState.OPEN
-    flags = selectors.campaign_flags(campaign=campaign, state=state)
-    page = Paginator(flags, FLAGS_PER_PAGE).get_page(request.GET.get("page"))
-    tabs = [(s, selectors.campaign_flags(campaign=campaign, state=s).count()) for s in selectors.FlagState]
-    context = {"campaign": campaign, "page": page, "state": state, "tabs": tabs}
-    return render(request, "judging/flags.html", context)
-
-
-@organizer_required
-@require_GET
-def campaign_cannot_judge(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The campaign's "cannot judge" answers that stand, with their reasons: how often each reason was given,
-    then each answer (who, topic, pair, reason, flag and comment), newest first."""
-    campaign = _campaign_or_404(campaign_id)
-    judgments = selectors.campaign_cannot_judge(campaign=campaign)
-    page = Paginator(judgments, FLAGS_PER_PAGE).get_page(request.GET.get("page"))
-    context = {"campaign": campaign, "page": page, "reasons": selectors.cannot_judge_reasons(judgments=judgments)}
-    return render(request, "judging/cannot_judge.html", context)
-
-
-@organizer_required
-@require_POST
-def flag_resolve(request: HttpRequest, campaign_id: int, judgment_id: int) -> HttpResponse:
-    campaign = _campaign_or_404(campaign_id)
-    judgment = selectors.campaign_flags(campaign=campaign).filter(pk=judgment_id).first()
-    if judgment is None:
-        raise Http404("No such flag in this campaign")
-    services.flag_resolve(judgment=judgment, resolved_by=request.user, note=request.POST.get("note", "")[:2000])  # type: ignore[arg-type]
-    messages.success(request, f"Flag of {judgment.judge.name} on topic {judgment.assignment.topic.topic_id} resolved.")  # type: ignore[union-attr]
-    return redirect(f"{reverse('judging:campaign_flags', args=[campaign.pk])}?page={request.POST.get('page', '1')}")
-
-
-@organizer_required
-@require_GET
-def campaign_flags_csv(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Every flag of the campaign (open, resolved and withdrawn), one row each, safe to open in a spreadsheet."""
-    campaign = _campaign_or_404(campaign_id)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    attachment(response, what="flags", ext="csv", campaign=campaign.name)
-    writer = SafeCsvWriter(response)
-    writer.writerow(FLAG_COLUMNS)
-    for j in selectors.campaign_flags(campaign=campaign).iterator(chunk_size=500):
-        review = getattr(j, "flag_review", None)
-        sentence = j.citation.sentence if j.citation is not None else None
-        row = [
-            j.pk, j.created_at.isoformat(), j.judge.name, j.assignment.topic.topic_id if j.assignment else "",
-            sentence.answer.run.run_id if sentence else "", j.pair.passage.passage_id, sentence.text if sentence else "",
-            j.label or "NJ", j.comment, selectors.flag_state(j).value,
-            review.resolved_by.username if review and review.resolved_by else "",
-            review.resolved_at.isoformat() if review else "", review.note if review else "",
-            j.not_judged_reason if not j.label else "",
-        ]  # fmt: skip
-        writer.writerow(row)
-    return response

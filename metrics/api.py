@@ -27,7 +27,9 @@ from core.downloads import attachment
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.qrels import QRELS_LEVEL_HELP, QrelsLevel
 from judging.exchange.selectors import NistKeyChoice
-from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_describe, label_set_get
+from judging.label_set_names import SPEC_HELP, LabelSetError
+from judging.label_set_pickers import label_set_describe
+from judging.labels import LabelSet, label_set_get
 from judging.scope import EVERY_CITATION, MAX_DEPTH, RELEVANCE_HELP, Scope, relevance_filter_parse, scope_for
 from judging.vocabulary import SUPPORT
 from metrics.exports import scores_csv, topic_scores_csv

@@ -5,7 +5,9 @@ from typing import Any
 from django import forms
 
 from assess.models import Relevance
-from judging.labels import LabelSetError, label_set_choices, label_set_get, label_set_picker_name
+from judging.label_set_names import LabelSetError
+from judging.label_set_pickers import label_set_choices, label_set_picker_name
+from judging.labels import label_set_get
 from judging.models import Campaign
 from judging.scope import MAX_DEPTH
 

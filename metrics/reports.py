@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from judging.labels import CitationLabels, LabelSet, label_set_describe
+from judging.label_set_pickers import label_set_describe
+from judging.labels import CitationLabels, LabelSet
 from judging.scope import Scope
 from metrics import agreement as agreement_fns
 from metrics import bootstrap

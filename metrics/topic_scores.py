@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from judging.labels import LabelSet, label_set_describe
+from judging.label_set_pickers import label_set_describe
+from judging.labels import LabelSet
 from judging.scope import Scope
 from metrics.material import cached, labelled_topics, material_get
 from metrics.reports import depth_unit, label_support, topic_matrix

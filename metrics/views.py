@@ -18,14 +18,8 @@ from django.views.decorators.http import require_GET
 from assess.selectors import topics_unknown
 from core.auth import organizer_required
 from judging.exchange.forms import JudgmentUploadForm
-from judging.labels import (
-    LabelSet,
-    LabelSetKind,
-    label_set_describe,
-    label_set_get,
-    label_sets_available,
-    label_sets_pinned,
-)
+from judging.label_set_pickers import label_set_describe
+from judging.labels import LabelSet, LabelSetKind, label_set_get, label_sets_available, label_sets_pinned
 from judging.models import Campaign, Condition, JudgeKind
 from judging.scope import Scope, relevance_filter_parse, scope_for
 from judging.vocabulary import SUPPORT

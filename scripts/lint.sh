@@ -13,8 +13,5 @@ if [ ! -x node_modules/.bin/eslint ]; then
   exit 1
 fi
 node_modules/.bin/eslint static/js
-# The size limits (scripts/sizes.py: modules <= 500 lines, functions <= 60, outside migrations). Off by default
-# until the last offenders are split; LINT_SIZES=1 bash scripts/lint.sh runs it now.
-if [ "${LINT_SIZES:-0}" = 1 ]; then
-  .venv/bin/python scripts/sizes.py
-fi
+# The size limits (scripts/sizes.py: modules <= 500 lines, functions <= 60, outside migrations).
+.venv/bin/python scripts/sizes.py

@@ -114,7 +114,7 @@ class PairFactory(factory.django.DjangoModelFactory):
 
 
 class CampaignFactory(factory.django.DjangoModelFactory):
-    """A campaign row with no runs, topics or pool (`services.campaign_create` + `campaign_build_pairs` build one)."""
+    """A campaign row with no runs, topics or pool (`build.campaign_create` + `campaign_build_pairs` build one)."""
 
     class Meta:
         model = Campaign

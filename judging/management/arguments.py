@@ -7,7 +7,8 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from judging.labels import SPEC_HELP, LabelSet, LabelSetError, label_set_get
+from judging.label_set_names import SPEC_HELP, LabelSetError
+from judging.labels import LabelSet, label_set_get
 from judging.scope import RELEVANCE_HELP, Scope, relevance_filter_parse, scope_for
 
 LABEL_SET_HELP = f"the label set: {SPEC_HELP}"

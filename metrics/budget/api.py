@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from judging.labels import LabelSetError
+from judging.label_set_names import LabelSetError
 from judging.models import Campaign
 from metrics.budget import report
 from metrics.budget import selectors as budget_selectors

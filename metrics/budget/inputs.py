@@ -12,7 +12,7 @@ from rest_framework import serializers
 from rest_framework.settings import api_settings
 
 from core.columns import column_bounds
-from judging.labels import SPEC_HELP
+from judging.label_set_names import SPEC_HELP
 from judging.models import Campaign
 from judging.scope import scope_for
 from metrics.budget.estimators import ONE_LLM_DESIGNS, Design

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 from django.db.models import Count, QuerySet
 
+from judging.counts import assignments_with_progress
 from judging.labels import CitationLabels, LabelSet, label_set_get
 from judging.models import Assignment, Campaign, CampaignPair, Condition, Judgment
-from judging.queue import assignments_with_progress
 from judging.scope import Scope, scope_for
 from metrics.budget.estimators import Population
 from metrics.budget.models import BudgetSample, BudgetSampleItem

@@ -13,7 +13,8 @@ from django.db import transaction
 from assess.models import Topic
 from judging import samples, services
 from judging.blindness import BlindnessViolation
-from judging.labels import LabelSet, LabelSetError, label_set_get
+from judging.label_set_names import LabelSetError
+from judging.labels import LabelSet, label_set_get
 from judging.models import Assignment, Campaign, Condition, JudgeKind
 from metrics.budget.estimators import Design, inclusion_probabilities, poisson_sample
 from metrics.budget.models import BudgetSample, BudgetSampleItem

@@ -11,7 +11,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.auth import organizer_required
-from judging.labels import LabelSetError, label_set_choices, label_sets_available
+from judging.label_set_names import LabelSetError
+from judging.label_set_pickers import label_set_choices
+from judging.labels import label_sets_available
 from judging.models import Campaign, Condition, JudgeKind
 from metrics.budget import report
 from metrics.budget import selectors as budget_selectors

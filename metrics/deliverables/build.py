@@ -28,14 +28,8 @@ from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.qrels import QrelsLevel
 from judging.exchange.selectors import ExportMaterial
 from judging.exchange.sheet import sheet_write
-from judging.labels import (
-    CitationLabels,
-    LabelSet,
-    LabelSetKind,
-    label_set_describe,
-    label_set_final,
-    label_sets_available,
-)
+from judging.label_set_pickers import label_set_describe
+from judging.labels import CitationLabels, LabelSet, LabelSetKind, label_set_final, label_sets_available
 from judging.models import Campaign
 from judging.scope import Scope, scope_for
 from metrics.exports import agreement_json, scores_csv, topic_scores_csv

@@ -14,7 +14,8 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from core.auth import organizer_required
-from judging.labels import LabelSetError, label_set_get
+from judging.label_set_names import LabelSetError
+from judging.labels import label_set_get
 from judging.models import Campaign
 from metrics.deliverables.build import deliverables_stream
 

@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from core.columns import column_bounds
 from core.downloads import attachment
-from judging.labels import SPEC_HELP
+from judging.label_set_names import SPEC_HELP
 from judging.models import Campaign, Judge, JudgeKind
 from metrics.study import jobs as study_jobs
 from metrics.study import report

@@ -7,7 +7,8 @@ from typing import Any
 from django import forms
 from django.contrib.auth.models import User
 
-from judging.labels import label_set_choices, label_sets_available
+from judging.label_set_pickers import label_set_choices
+from judging.labels import label_sets_available
 from judging.models import Campaign, Condition, Judge, JudgeKind
 from metrics.study.services import DEFAULT_PER_TOPIC
 

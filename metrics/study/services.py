@@ -14,7 +14,8 @@ from django.utils import timezone
 from assess.models import Topic
 from judging import samples, services
 from judging.blindness import BlindnessViolation
-from judging.labels import LabelSetError, label_set_get
+from judging.label_set_names import LabelSetError
+from judging.labels import label_set_get
 from judging.llm import chunks as llm_chunks
 from judging.llm import services as llm_services
 from judging.llm.client import ProviderNotConfigured, provider_check

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from core.auth import organizer_required
 from core.downloads import attachment
-from judging.queue import assignments_with_progress
+from judging.counts import assignments_with_progress
 from metrics.campaign_choice import page_campaign
 from metrics.study import jobs as study_jobs
 from metrics.study import report

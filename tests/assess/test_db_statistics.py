@@ -8,8 +8,8 @@ from django.db import connection
 from assess.importers.passages import passages_import
 from assess.importers.runs import RunOptions, runs_import
 from assess.models import Citation, Run, Topic
+from judging.build import campaign_build_pairs, campaign_create
 from judging.models import CampaignPair
-from judging.services import campaign_build_pairs, campaign_create
 
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="planner statistics are PostgreSQL's")
 

@@ -11,10 +11,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from core.csvsafe import csv_safe_cell
+from judging.build import campaign_build_pairs, campaign_create
 from judging.exchange.reading import JudgmentFormat, JudgmentImportOptions
 from judging.exchange.services import judgments_import
 from judging.models import Judgment
-from judging.services import campaign_build_pairs, campaign_create
 from metrics.study.services import study_create
 from tests.factories import (
     PassageFactory,

@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from core.sql import aware
 from judging import queue, selectors, services
 from judging.models import Assignment, CampaignPair, Condition
+from judging.pool import assignment_pool
 from tests.factories import LLMJudgeFactory, judging_campaign_build
 
 pytestmark = pytest.mark.django_db
@@ -63,9 +64,7 @@ def test_the_queue_follows_the_stored_order_and_skips_judged_pairs(assessor):
             assignment=assignment, pair_id=card.campaign_pair.pair_id, label="FS", token=card.token_uuid
         )
     assert seen == expected
-    assert seen == list(
-        queue.assignment_pool(assignment=assignment).order_by("position").values_list("pair_id", flat=True)
-    )
+    assert seen == list(assignment_pool(assignment=assignment).order_by("position").values_list("pair_id", flat=True))
     assert Assignment.objects.get(pk=assignment.pk).status == "done"
 
 

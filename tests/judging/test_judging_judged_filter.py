@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 
 from judging import queue, selectors, services
+from judging.build import campaign_build_pairs, campaign_create
 from judging.models import Condition
-from judging.services import campaign_build_pairs, campaign_create
 from tests.factories import PassageFactory, RunFactory, TopicFactory, UserFactory, answer_build, judging_campaign_build
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from assess.models import Citation
-from judging.labels import LabelSetError, citation_labels, label_set_get
+from judging.label_set_names import LabelSetError
+from judging.labels import citation_labels, label_set_get
 from judging.models import NOT_JUDGED, CampaignPair, Condition, JudgmentOrigin
 from judging.pairs import pairs_for_citations
 from tests.factories import (

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from judging import services
+from judging.build import campaign_build_pairs, campaign_create
 from judging.models import CampaignPair, Condition, Judgment
-from judging.services import campaign_build_pairs, campaign_create
 from tests.conftest import browser_login
 from tests.factories import (
     LLMJudgeFactory,

@@ -13,7 +13,7 @@ import pytest
 from assess.importers.passages import passages_import
 from assess.importers.runs import RunFormat, runs_import
 from assess.models import Run, Topic
-from judging import services
+from judging import build
 from judging.models import CampaignPair, Judgment, Pair
 from tests.factories import PairJudgmentFactory, PassageFactory, RunFactory, TopicFactory, answer_build
 
@@ -67,7 +67,7 @@ def nist(db, data_dir):
 
 
 def _campaign(depth, name="nist"):
-    return services.campaign_create(name=name, runs=Run.objects.all(), topics=Topic.objects.all(), depth=depth)
+    return build.campaign_create(name=name, runs=Run.objects.all(), topics=Topic.objects.all(), depth=depth)
 
 
 def test_it_builds_one_pair_per_distinct_sentence_and_passage_on_nist_answers(nist):
@@ -76,7 +76,7 @@ def test_it_builds_one_pair_per_distinct_sentence_and_passage_on_nist_answers(ni
     expected = _expected(path, 1, with_text)
 
     # when
-    summary = services.campaign_build_pairs(campaign=_campaign(1), allow_missing_text=True)
+    summary = build.campaign_build_pairs(campaign=_campaign(1), allow_missing_text=True)
 
     # then
     for key, value in expected.items():
@@ -93,8 +93,8 @@ def test_it_takes_the_first_k_citations_of_each_sentence_at_depth_k(nist):
     three = _expected(path, 3, with_text)
 
     # when
-    at_one = services.campaign_build_pairs(campaign=_campaign(1, "d1"), allow_missing_text=True)
-    at_three = services.campaign_build_pairs(campaign=_campaign(3, "d3"), allow_missing_text=True)
+    at_one = build.campaign_build_pairs(campaign=_campaign(1, "d1"), allow_missing_text=True)
+    at_three = build.campaign_build_pairs(campaign=_campaign(3, "d3"), allow_missing_text=True)
 
     # then
     assert (at_one["citations"], at_one["pairs"]) == (one["citations"], one["pairs"])
@@ -107,8 +107,8 @@ def test_it_stops_the_build_naming_the_passages_without_text(nist):
     path, with_text = nist(WITHOUT_PREDICTION)
     campaign = _campaign(1)
 
-    with pytest.raises(services.CampaignBuildError) as exc:
-        services.campaign_build_pairs(campaign=campaign)
+    with pytest.raises(build.CampaignBuildError) as exc:
+        build.campaign_build_pairs(campaign=campaign)
 
     missing = {
         c["reference"]
@@ -126,9 +126,9 @@ def test_it_gives_uncited_sentences_no_pair(db):
     topic = TopicFactory()
     passage = PassageFactory()
     answer_build(run=RunFactory(), topic=topic, sentences=[("Cited.", [passage]), ("Not cited.", [])])
-    campaign = services.campaign_create(name="c", runs=Run.objects.all(), topics=[topic])
+    campaign = build.campaign_create(name="c", runs=Run.objects.all(), topics=[topic])
 
-    summary = services.campaign_build_pairs(campaign=campaign)
+    summary = build.campaign_build_pairs(campaign=campaign)
 
     assert summary["sentences_uncited"] == 1
     assert list(CampaignPair.objects.values_list("pair__text", flat=True)) == ["Cited."]
@@ -139,9 +139,9 @@ def test_it_treats_text_differing_only_in_unicode_form_and_spaces_as_one_pair(db
     passage = PassageFactory()
     answer_build(run=RunFactory(), topic=topic, sentences=[("The  war\u00a0cost ﬁve.", [passage])])
     answer_build(run=RunFactory(), topic=topic, sentences=[(" The war cost five. ", [passage])])
-    campaign = services.campaign_create(name="c", runs=Run.objects.all(), topics=[topic])
+    campaign = build.campaign_create(name="c", runs=Run.objects.all(), topics=[topic])
 
-    summary = services.campaign_build_pairs(campaign=campaign)
+    summary = build.campaign_build_pairs(campaign=campaign)
 
     assert summary["pairs"] == 1
     assert CampaignPair.objects.get().citation_count == 2
@@ -152,9 +152,9 @@ def test_it_leaves_out_and_counts_citations_of_sentences_without_text(db):
     passage = PassageFactory()
     answer_build(run=RunFactory(), topic=topic, sentences=[("", [passage]), ("Said.", [passage])])
     answer_build(run=RunFactory(), topic=topic, sentences=[("  ", [passage])])
-    campaign = services.campaign_create(name="c", runs=Run.objects.all(), topics=[topic])
+    campaign = build.campaign_create(name="c", runs=Run.objects.all(), topics=[topic])
 
-    summary = services.campaign_build_pairs(campaign=campaign)
+    summary = build.campaign_build_pairs(campaign=campaign)
 
     assert summary["citations_without_sentence_text"] == 2
     assert summary["citations_left_out"] == 2
@@ -164,12 +164,12 @@ def test_it_leaves_out_and_counts_citations_of_sentences_without_text(db):
 def test_it_rebuilds_to_the_same_pairs_and_keeps_their_judgments(db):
     topic = TopicFactory()
     answer_build(run=RunFactory(), topic=topic, sentences=[("A.", [PassageFactory()]), ("B.", [PassageFactory()])])
-    campaign = services.campaign_create(name="c", runs=Run.objects.all(), topics=[topic])
-    services.campaign_build_pairs(campaign=campaign)
+    campaign = build.campaign_create(name="c", runs=Run.objects.all(), topics=[topic])
+    build.campaign_build_pairs(campaign=campaign)
     before = set(CampaignPair.objects.values_list("pair_id", flat=True))
     judged = PairJudgmentFactory(pair=Pair.objects.get(pk=min(before)), label="FS")
 
-    services.campaign_build_pairs(campaign=campaign)
+    build.campaign_build_pairs(campaign=campaign)
 
     assert set(CampaignPair.objects.values_list("pair_id", flat=True)) == before
     assert Judgment.objects.filter(pk=judged.pk, pair_id=min(before)).exists()

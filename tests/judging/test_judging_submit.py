@@ -8,8 +8,9 @@ import uuid
 import pytest
 from django.db import connection
 
-from judging import queue, services
+from judging import build, counts, queue, services
 from judging.models import AssignmentStatus, CampaignPair, Condition, Judgment
+from judging.pool import assignment_pending
 from tests.factories import LLMJudgeFactory, PairJudgmentFactory, UserFactory, judging_campaign_build
 
 
@@ -92,8 +93,8 @@ def test_it_gives_overlapping_assessors_their_own_judgments(db):
     _submit_next(alice, "FS")
     _submit_next(bob, "NS")
 
-    assert queue.topic_progress(assignment=alice).done == 1
-    assert queue.topic_progress(assignment=bob).done == 1
+    assert counts.topic_progress(assignment=alice).done == 1
+    assert counts.topic_progress(assignment=bob).done == 1
     assert set(Judgment.objects.values_list("judge__name", "label")) == {("alice", "FS"), ("bob", "NS")}
 
 
@@ -112,7 +113,7 @@ def test_it_resumes_at_the_first_pair_not_yet_judged(db):
 def test_it_queues_pairs_citing_the_same_passage_together(db):
     assignment = _assign(judging_campaign_build(n_sentences=12, passages_per_topic=3), UserFactory(username="alice"))
 
-    order = [cp.pair.passage_id for cp in queue.assignment_pending(assignment=assignment)]
+    order = [cp.pair.passage_id for cp in assignment_pending(assignment=assignment)]
 
     runs = [order[0]]
     for passage_id in order[1:]:
@@ -153,7 +154,7 @@ def test_it_stores_a_change_made_by_going_back_as_a_new_row(db):
     assert back.card.previous_label == "FS"
     rows = list(Judgment.objects.filter(assignment=assignment, pair_id=first.pair_id).values_list("label", flat=True))
     assert rows == ["FS", "NS"]
-    assert queue.topic_progress(assignment=assignment).done == 2
+    assert counts.topic_progress(assignment=assignment).done == 2
 
 
 def _llm_label(campaign, pair, label):
@@ -194,7 +195,7 @@ def test_it_holds_back_post_edit_pairs_without_an_llm_label(db):
     state = queue.queue_state(assignment=assignment)
 
     assert state.held_back == 3
-    assert {cp.pk for cp in queue.assignment_pending(assignment=assignment)} == {cp.pk for cp in labelled}
+    assert {cp.pk for cp in assignment_pending(assignment=assignment)} == {cp.pk for cp in labelled}
 
 
 def test_it_shows_the_newest_llm_label_in_post_edit(db):
@@ -284,11 +285,11 @@ def test_it_reopens_a_finished_assignment_when_a_rebuild_adds_pairs(db):
     sentence.citations.create(slot=1, passage=PassageFactory(), reference_index=1)
     campaign.depth = 2
     campaign.save()
-    services.campaign_build_pairs(campaign=campaign)
+    build.campaign_build_pairs(campaign=campaign)
 
     # then
     assignment.refresh_from_db()
     assert assignment.status == AssignmentStatus.OPEN
     # and the page counts the new pool at once (the counts of the old one were kept in the cache)
-    assert queue.topic_counts(assignment=assignment).progress == queue.Progress(done=1, total=2)
-    assert queue.queue_state(assignment=assignment).overall_progress == queue.Progress(done=1, total=2)
+    assert counts.topic_counts(assignment=assignment).progress == counts.Progress(done=1, total=2)
+    assert queue.queue_state(assignment=assignment).overall_progress == counts.Progress(done=1, total=2)

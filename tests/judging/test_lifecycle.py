@@ -8,7 +8,7 @@ import uuid
 import pytest
 from django.core.management import CommandError, call_command
 
-from judging import selectors, services
+from judging import build, selectors, services
 from judging.lifecycle.services import LifecycleError, campaign_archive, campaign_clone, campaign_delete
 from judging.models import Assignment, Campaign, CampaignPair, Condition, Judgment, QueueOrder
 from judging.tokens import submission_token
@@ -221,7 +221,7 @@ def test_a_campaign_whose_build_breaks_half_way_leaves_nothing_behind(db, monkey
 
     # when / then
     with pytest.raises(RuntimeError):
-        services.campaign_create_and_build(name="half", runs=[topic.answers.get().run], topics=[topic])
+        build.campaign_create_and_build(name="half", runs=[topic.answers.get().run], topics=[topic])
     assert not Campaign.objects.filter(name="half").exists()
 
 

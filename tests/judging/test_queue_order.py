@@ -8,6 +8,7 @@ import pytest
 
 from judging import queue, services
 from judging.models import Assignment, CampaignPair, Condition, Judgment, QueueOrder
+from judging.pool import assignment_pending
 from tests.factories import LLMJudgeFactory, PairJudgmentFactory, UserFactory, llm_campaign_build
 
 
@@ -37,7 +38,7 @@ def pool(db):
 
 def _order(assignment, pairs):
     index = {p.pk: i for i, p in enumerate(pairs)}
-    return [index[cp.pair_id] for cp in queue.assignment_pending(assignment=assignment)]
+    return [index[cp.pair_id] for cp in assignment_pending(assignment=assignment)]
 
 
 def test_by_topic_keeps_the_stored_order(pool):

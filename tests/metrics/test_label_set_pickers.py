@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from judging import queue, services
-from judging.labels import label_set_choices
+from judging.label_set_pickers import label_set_choices
 from judging.models import Condition
 from metrics.forms import MetricsFilterForm
 from metrics.study.forms import StudyForm

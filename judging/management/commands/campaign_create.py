@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from assess.models import Answer, Run, Topic
-from judging import selectors, services
+from judging import build, selectors
 from judging.models import Judge
 
 
@@ -39,7 +39,7 @@ class Command(BaseCommand):
         if selectors.Campaign.objects.filter(name=options["name"]).exists():
             raise CommandError(f"a campaign named {options['name']!r} exists")
         try:
-            campaign, summary = services.campaign_create_and_build(
+            campaign, summary = build.campaign_create_and_build(
                 name=options["name"],
                 runs=runs,
                 topics=topics,
@@ -49,7 +49,7 @@ class Command(BaseCommand):
                 highlight_evidence=options["highlight_evidence"],
                 allow_missing_text=options["allow_missing_text"],
             )
-        except services.CampaignNotCreated as exc:
+        except build.CampaignNotCreated as exc:
             raise CommandError(f"{exc.message} (--allow-missing-text)") from exc
         self.stdout.write(
             f"campaign {campaign.name} (id {campaign.pk}): {summary['runs']} runs, {summary['topics']} topics, "

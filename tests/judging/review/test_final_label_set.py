@@ -9,7 +9,8 @@ import pytest
 
 from judging.exchange.export import ExportFormat, judgments_export
 from judging.exchange.schema import judge_name_problem
-from judging.labels import LabelSetError, label_set_get, label_sets_available
+from judging.label_set_names import LabelSetError
+from judging.labels import label_set_get, label_sets_available
 from judging.review import services
 from judging.scope import scope_for
 from metrics.reports import scores_report

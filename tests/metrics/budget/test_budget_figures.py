@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from judging import queue, services
+from judging import counts, services
+from judging.build import campaign_build_pairs, campaign_create
 from judging.models import CampaignPair, Condition
-from judging.services import campaign_build_pairs, campaign_create
+from judging.pool import assignment_pending
 from judging.tokens import submission_token
 from metrics.budget import report
 from metrics.budget.estimators import Population, ranking
@@ -27,7 +28,7 @@ def campaign():
 
 
 def _judge_all(assignment, label: str) -> None:
-    for cp in queue.assignment_pending(assignment=assignment):
+    for cp in assignment_pending(assignment=assignment):
         services.judgment_submit(
             assignment=assignment,
             pair_id=cp.pair_id,
@@ -127,7 +128,7 @@ def test_the_sample_leaves_out_pairs_the_assessor_already_judged_from_scratch_el
     (earlier,) = services.assignments_create(
         campaign=other, assessor=alice, topics=[topic], condition=Condition.FROM_SCRATCH
     )
-    judged = [cp.pair_id for cp in queue.assignment_pending(assignment=earlier)][:5]
+    judged = [cp.pair_id for cp in assignment_pending(assignment=earlier)][:5]
     for pair_id in judged:
         services.judgment_submit(
             assignment=earlier,
@@ -142,11 +143,11 @@ def test_the_sample_leaves_out_pairs_the_assessor_already_judged_from_scratch_el
 
     # then
     (on_topic,) = [a for a in made if a.topic_id == topic.pk]
-    pending = {cp.pair_id for cp in queue.assignment_pending(assignment=on_topic)}
+    pending = {cp.pair_id for cp in assignment_pending(assignment=on_topic)}
     drawn = set(sample.items.filter(topic=topic).values_list("pair_id", flat=True))
     assert set(judged) <= drawn
     assert pending == drawn - set(judged)
-    progress = queue.assignments_with_progress(type(on_topic).objects.filter(pk=on_topic.pk)).get()
+    progress = counts.assignments_with_progress(type(on_topic).objects.filter(pk=on_topic.pk)).get()
     assert (progress.done, progress.total) == (0, len(drawn) - len(judged))
 
 

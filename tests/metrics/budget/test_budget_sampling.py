@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from django.db import IntegrityError, transaction
 
-from judging import queue, services
+from judging import counts, services
 from judging.models import CampaignPair, Condition
+from judging.pool import assignment_pending
 from judging.tokens import submission_token
 from metrics.budget import report
 from metrics.budget.models import BudgetSample, BudgetSampleItem
@@ -120,9 +121,9 @@ def test_an_assignment_of_the_sample_judges_the_drawn_pairs_only_in_the_drawn_or
     assert {a.condition for a in made} == {Condition.FROM_SCRATCH}
     for assignment in made:
         drawn = list(sample.items.filter(topic=assignment.topic).order_by("order").values_list("pair_id", flat=True))
-        pending = [cp.pair_id for cp in queue.assignment_pending(assignment=assignment)]
+        pending = [cp.pair_id for cp in assignment_pending(assignment=assignment)]
         assert pending == drawn
-        progress = queue.assignments_with_progress(type(assignment).objects.filter(pk=assignment.pk)).get()
+        progress = counts.assignments_with_progress(type(assignment).objects.filter(pk=assignment.pk)).get()
         assert progress.total == len(drawn)
 
 
@@ -148,7 +149,7 @@ def test_assigning_the_sample_goes_through_the_blindness_guards(campaign):
 
 
 def _judge_all(assignment, labels_by_pair: dict[int, str]) -> None:
-    for cp in queue.assignment_pending(assignment=assignment):
+    for cp in assignment_pending(assignment=assignment):
         services.judgment_submit(
             assignment=assignment,
             pair_id=cp.pair_id,

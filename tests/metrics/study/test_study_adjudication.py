@@ -11,6 +11,7 @@ from django.test import Client
 
 from judging import queue, services
 from judging.models import Assignment, CampaignPair, Condition, Judge, Judgment
+from judging.pool import assignment_pending
 from judging.tokens import submission_token
 from metrics.study.models import StudyItem
 from metrics.study.services import StudyError, study_assign, study_create
@@ -177,7 +178,7 @@ def test_a_plain_adjudication_assignment_keeps_the_whole_topic(world):
         campaign=world["campaign"], assessor=erin, topics=[topic], condition=Condition.ADJUDICATION
     )[0]
     # then
-    assert len(queue.assignment_pending(assignment=plain)) == 20
+    assert len(assignment_pending(assignment=plain)) == 20
 
 
 def test_the_adjudicators_judgments_hold_no_shown_label(world):

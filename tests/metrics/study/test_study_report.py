@@ -15,6 +15,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from judging import queue, services
 from judging.models import Judgment
+from judging.pool import assignment_pending
 from metrics.study.models import Study, StudyItem
 from metrics.study.services import study_assign, study_create
 from tests.factories import (
@@ -39,7 +40,7 @@ def world(db):
     rng = random.Random(4)
     # carol re-judges all but two pairs of each topic; the second LLM labels every sampled pair
     for assignment in study_assign(study=study, assessor=carol):
-        while len(queue.assignment_pending(assignment=assignment)) > 2:
+        while len(assignment_pending(assignment=assignment)) > 2:
             card = queue.queue_state(assignment=assignment).card
             services.judgment_submit(
                 assignment=assignment,

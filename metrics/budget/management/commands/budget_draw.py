@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from judging.labels import SPEC_HELP
+from judging.label_set_names import SPEC_HELP
 from metrics.budget import services as budget_services
 from metrics.budget.estimators import Design
 from metrics.budget.inputs import BUDGET_HELP, BudgetDrawInput, errors_text

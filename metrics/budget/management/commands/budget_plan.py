@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from judging.labels import LabelSetError
+from judging.label_set_names import LabelSetError
 from judging.management.arguments import add_scope_arguments, scope_from
 from metrics.budget import report
 from metrics.budget.estimators import ONE_LLM_DESIGNS, Design

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from judging.labels import SPEC_HELP
+from judging.label_set_names import SPEC_HELP
 from judging.models import Campaign
 from metrics.study import services as study_services
 
