@@ -21,9 +21,9 @@ from rest_framework.views import APIView
 
 from assess import selectors
 from assess.forms import RUN_FORMAT_CHOICES, run_options
-from assess.import_jobs import import_job_create, import_job_resume
-from assess.importers.jobs import ImportJobInvalid, import_job_progress, import_job_stalled
+from assess.importers.job_run import ImportJobInvalid, import_job_progress, import_job_stalled
 from assess.models import ImportJob, ImportKind, Passage, Run, Task, Topic
+from assess.uploads import import_job_create, import_job_resume
 from core.columns import column_bounds
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from assess.importers.jobs import import_job_execute
+from assess.importers.job_run import import_job_execute
 
 
 @shared_task(

@@ -13,9 +13,9 @@ from django_htmx.middleware import HtmxDetails
 
 from assess import selectors
 from assess.forms import CorpusFillForm, UploadForm
-from assess.import_jobs import import_job_create, import_job_resume
-from assess.importers.jobs import ImportJobInvalid, import_job_progress, import_job_stalled
+from assess.importers.job_run import ImportJobInvalid, import_job_progress, import_job_stalled
 from assess.models import ImportJob, ImportKind, ImportStatus
+from assess.uploads import import_job_create, import_job_resume
 from core.auth import organizer_required
 from core.downloads import attachment
 

@@ -19,6 +19,7 @@ from django.db.models.functions import Coalesce
 from core.sql import aware
 from judging.models import Assignment, CampaignPair, Condition, Judgment, SampleItem
 from judging.pool import has_llm_label, judged_elsewhere, topic_pool
+from judging.progress import Share
 
 
 def _count(qs: QuerySet[Any]) -> Coalesce:
@@ -58,18 +59,8 @@ def _counted(qs: QuerySet[Any], group: str) -> QuerySet[Any]:
 
 
 @dataclass(frozen=True)
-class Progress:
-    done: int
-    total: int
-
-    @property
-    def percent(self) -> int:
-        return int(100 * self.done / self.total) if self.total else 100
-
-
-@dataclass(frozen=True)
 class TopicCounts:
-    progress: Progress
+    progress: Share
     held_back: int
 
 
@@ -98,19 +89,19 @@ def _counts_query(assignment: Assignment) -> tuple[int, int]:
     return row["total"], row["done"]
 
 
-def _progress_many(stamps: list[tuple[int, datetime]], load: Callable[[int], Assignment]) -> dict[int, Progress]:
+def _progress_many(stamps: list[tuple[int, datetime]], load: Callable[[int], Assignment]) -> dict[int, Share]:
     """Each assignment's (done, total), from the cache where it is, counted (and cached) where not. `stamps` are
     the assignments' (id, created_at); `load` gives the instance to count, needed only on a miss."""
     keys = {pk: counts_keys(pk, created_at) for pk, created_at in stamps}
     found = cache.get_many([k for pair in keys.values() for k in pair])
-    out: dict[int, Progress] = {}
+    out: dict[int, Share] = {}
     for pk, (total_key, done_key) in keys.items():
         if total_key in found and done_key in found:
             total, done = int(found[total_key]), int(found[done_key])
         else:
             total, done = _counts_query(load(pk))
             cache.set_many({total_key: total, done_key: done}, COUNTS_SECONDS)
-        out[pk] = Progress(done=min(done, total), total=total)
+        out[pk] = Share(done=min(done, total), total=total)
     return out
 
 
@@ -139,7 +130,7 @@ def held_back_pending(assignment: Assignment) -> int:
     return topic_pool(assignment).filter(~Q(judged) & ~has_llm_label(assignment)).count()
 
 
-def topic_progress(*, assignment: Assignment) -> Progress:
+def topic_progress(*, assignment: Assignment) -> Share:
     return topic_counts(assignment=assignment).progress
 
 
@@ -148,7 +139,7 @@ def topic_progress(*, assignment: Assignment) -> Progress:
 ASSESSOR_STAMPS = "assessor_stamps"
 
 
-def assessor_progress(assignment: Assignment) -> dict[int, Progress]:
+def assessor_progress(assignment: Assignment) -> dict[int, Share]:
     """The progress of every assignment of this one's assessor: their ids and stamps (read with the assignment,
     or here in one query), the counts from the cache; an assignment is loaded only when its counts are not
     cached."""

@@ -20,16 +20,17 @@ from django.db.models import OuterRef, Q, Subquery
 
 from assess.models import Passage, Sentence
 from core.sql import columns, fields_of, from_row
-from judging.counts import Progress, assessor_progress, held_back_pending
+from judging.blindness import card_shows_llm_label
+from judging.counts import assessor_progress, held_back_pending
 from judging.models import (
     Assignment,
     AssignmentStatus,
     CampaignPair,
-    Condition,
     Judgment,
     Label,
 )
 from judging.pool import pending_sql, pool_sql, topic_pool
+from judging.progress import Share
 from judging.tokens import submission_token
 
 LABEL_NAMES: dict[str, str] = dict(Label.choices)
@@ -76,7 +77,7 @@ def _next_pending(
     sql, params = pending.sql, list(pending.params)
     if card:
         select = _card_columns()
-        if assignment.condition == Condition.POST_EDIT:
+        if card_shows_llm_label(assignment):
             select += ", " + _NEWEST_LLM_LABEL
             params.insert(0, assignment.campaign.post_edit_judge_id)
         # The pending pairs first, then their cards: joined before the LIMIT, every judged pair's card was read
@@ -105,7 +106,7 @@ def submission_context(*, assignment: Assignment, pair_id: int) -> SubmissionCon
     )
     params: list[Any] = [assignment.pk, assignment.assessor_id]
     judge_id = assignment.campaign.post_edit_judge_id
-    if assignment.condition == Condition.POST_EDIT and judge_id is not None:
+    if card_shows_llm_label(assignment) and judge_id is not None:
         select += ", " + _NEWEST_LLM_LABEL
         params.append(judge_id)
     source, where, pool_params = pool_sql(assignment)
@@ -177,8 +178,8 @@ class PairCard:
     previous_comment: str = ""
     previous_reason: str = ""
     back_of: int | None = None
-    topic_progress: Progress = field(default_factory=lambda: Progress(0, 0))
-    overall_progress: Progress = field(default_factory=lambda: Progress(0, 0))
+    topic_progress: Share = field(default_factory=lambda: Share(0, 0))
+    overall_progress: Share = field(default_factory=lambda: Share(0, 0))
     held_back: int = 0
 
     @property
@@ -206,8 +207,8 @@ class QueueState:
 
     assignment: Assignment
     card: PairCard | None
-    topic_progress: Progress
-    overall_progress: Progress
+    topic_progress: Share
+    overall_progress: Share
     held_back: int
     has_judgments: bool
     next_assignment: Assignment | None = None
@@ -242,7 +243,7 @@ def card_of(
         sentence_text=next((t for i, t in answer if i == index), ""),
         context=[ContextSentence(i, t, i == index) for i, t in answer],
         token=str(submission_token(assignment_id=assignment.pk, pair_id=cp.pair_id, nth=nth)),
-        shown_label=shown if assignment.condition == Condition.POST_EDIT else "",
+        shown_label=shown if card_shows_llm_label(assignment) else "",
         previous_label=back_of.label if back_of is not None else "",
         previous_flagged=back_of.flagged if back_of is not None else False,
         previous_comment=back_of.comment if back_of is not None else "",
@@ -323,8 +324,8 @@ def _following_state(state: QueueState, card: PairCard, *, step: int, known: boo
     """The state the page will be in once `step` more pairs are judged: `card` shown. Only for showing it in
     advance: the server's answer to each submit says whether it is still that pair."""
 
-    def ahead(p: Progress) -> Progress:
-        return Progress(min(p.done + step, p.total), p.total)
+    def ahead(p: Share) -> Share:
+        return Share(min(p.done + step, p.total), p.total)
 
     following = QueueState(
         assignment=state.assignment,
@@ -368,7 +369,7 @@ def judged_state(
         return None
     cp = topic_pool(assignment).filter(pair_id=pair_id).select_related("pair__passage", "context_citation__sentence")
     judge_id = assignment.campaign.post_edit_judge_id
-    if assignment.condition == Condition.POST_EDIT and judge_id is not None:
+    if card_shows_llm_label(assignment) and judge_id is not None:
         newest = Judgment.objects.filter(judge_id=judge_id, pair_id=OuterRef("pair_id")).order_by("-created_at", "-pk")
         cp = cp.annotate(llm_label=Subquery(newest.values("label")[:1]))
     found = cp.first()
@@ -399,12 +400,12 @@ def _state(assignment: Assignment, card: PairCard | None, *, answered: int = 0) 
     # The topic's and the overall progress from one read of the cache.
     progress = assessor_progress(assignment)
     topic = progress[assignment.pk]
-    overall = Progress(done=sum(p.done for p in progress.values()), total=sum(p.total for p in progress.values()))
+    overall = Share(done=sum(p.done for p in progress.values()), total=sum(p.total for p in progress.values()))
     state = QueueState(
         assignment=assignment,
         card=card,
-        topic_progress=Progress(min(topic.done + answered, topic.total), topic.total),
-        overall_progress=Progress(min(overall.done + answered, overall.total), overall.total),
+        topic_progress=Share(min(topic.done + answered, topic.total), topic.total),
+        overall_progress=Share(min(overall.done + answered, overall.total), overall.total),
         held_back=held_back_pending(assignment),
         has_judgments=topic.done + answered > 0,
     )

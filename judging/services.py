@@ -231,8 +231,6 @@ def _judgment_store(
             raise
         return _same_submission(existing, assignment)
     shown = context.llm_label
-    if seconds is not None:
-        seconds = max(0.0, min(float(seconds), 86400.0))
     judge_id = context.judge_id if context.judge_id is not None else assessor_judge(user=assignment.assessor).pk
     judgment = Judgment(
         judge_id=judge_id,

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET
 from assess.selectors import topics_unknown
 from core.auth import organizer_required
 from judging.exchange.forms import JudgmentUploadForm
+from judging.label_set_names import LabelSetName
 from judging.label_set_pickers import label_set_describe
 from judging.labels import LabelSet, LabelSetKind, label_set_get, label_sets_available, label_sets_pinned
 from judging.models import Campaign, Condition, JudgeKind
@@ -108,9 +109,9 @@ def _default_sets(campaign_name: str, *, everything_chosen: bool = False) -> tup
     sets = label_sets_available()
     llm = [s.spec for s in sets if s.kind == LabelSetKind.JUDGE and s.judge_kind == JudgeKind.LLM]
     for c in chosen:
-        human = label_set_get(f"campaign:{c.name}/{Condition.FROM_SCRATCH}")
+        human = label_set_get(LabelSetName(LabelSetKind.CAMPAIGN, c.name, Condition.FROM_SCRATCH).format())
         judge = c.post_edit_judge
-        own = [s for s in llm if judge is not None and s.startswith(f"{judge.name}/")]
+        own = [spec for spec in llm if judge is not None and LabelSetName.parse(spec).name == judge.name]
         if human.judge_ids and (own or llm):
             why = f"default: campaign {c.name}'s from-scratch assessors against its LLM judge"
             return c.name, human.spec, (own or llm)[0], why

@@ -21,7 +21,7 @@ from judging.progress import percent_done
 
 
 @dataclass(frozen=True)
-class Progress:
+class JobProgress:
     """A job's figures. Results are counted as they are written, from the job's start on; `in_flight`
     and `calls_per_minute` are HTTP requests to the judge (retries included), from `meter`."""
 
@@ -59,7 +59,7 @@ class Progress:
 
 
 @dataclass(frozen=True)
-class Estimate:
+class CostEstimate:
     """What a job would call before it starts, from the prompts' length (see `prompt`) and the judge's prices."""
 
     pairs: int
@@ -125,10 +125,10 @@ def pairs_unsettled(job: PrelabelJob) -> int:
     return max(0, job.total - job_results(job).count())
 
 
-def prelabel_progress(job: PrelabelJob) -> Progress:
+def prelabel_progress(job: PrelabelJob) -> JobProgress:
     counts = job_settled(job)
     in_flight, calls_last_minute = meter_read(job.pk)
-    progress = Progress(
+    progress = JobProgress(
         total=job.total,
         labelled=counts["labelled"],
         parse_errors=counts["parse_errors"],
@@ -179,7 +179,7 @@ def retryable_errors(*, campaign: Campaign, judge: Judge) -> int:
     ).count()
 
 
-def prelabel_estimate(*, campaign: Campaign, judge: Judge, retry_errors: bool = False) -> Estimate:
+def prelabel_estimate(*, campaign: Campaign, judge: Judge, retry_errors: bool = False) -> CostEstimate:
     """The pairs a job would call now, their estimated tokens (each prompt's characters over
     CHARS_PER_TOKEN, a reply at REPLY_TOKENS) and what they would cost live and through the Batch API."""
     llm = judge.llm
@@ -190,7 +190,7 @@ def prelabel_estimate(*, campaign: Campaign, judge: Judge, retry_errors: bool = 
     per_pair = ExpressionWrapper(prompt_chars / Value(CHARS_PER_TOKEN), output_field=IntegerField())
     input_tokens = Pair.objects.filter(pk__in=pair_ids).aggregate(tokens=Sum(per_pair))["tokens"] or 0
     output_tokens = REPLY_TOKENS * len(pair_ids)
-    return Estimate(
+    return CostEstimate(
         pairs=len(pair_ids),
         retryable_errors=0 if retry_errors else retryable_errors(campaign=campaign, judge=judge),
         input_tokens=input_tokens,

@@ -14,7 +14,7 @@ estimate of the same sample (`_sample_mean`).
 Its variance, Σ_u (1 - π_u) D_ru² / π_u over sampling units u (a citation, or a pair and all its citations)
 with D_ru = Σ_i∈u c_ri d_i and d = w - ŵ, is estimated unbiasedly from the sample by
 Σ_sampled (1 - π_u) D_ru² / π_u²; the 95% interval is estimate ± t · se, with Student's t at the run's drawn
-units less one degrees of freedom (`Interval.NORMAL`: 1.96). This is the
+units less one degrees of freedom (`IntervalKind.NORMAL`: 1.96). This is the
 prediction-powered mean of Angelopoulos et al. (Science 2023) with λ = 1 under a known sampling design, in
 the form survey statistics calls the model-assisted difference estimator.
 """
@@ -181,20 +181,20 @@ def poisson_sample(pi: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return rng.random(len(pi)) < pi
 
 
-class Interval:
+class IntervalKind:
     NORMAL = "normal"  # estimate ± z se
     T = "t"  # estimate ± t se, with the run's drawn units less one as degrees of freedom
     CHOICES = (T, NORMAL)
 
 
 @dataclass(frozen=True)
-class Estimate:
+class RunEstimates:
     score: np.ndarray  # per run
     se: np.ndarray
     low: np.ndarray
     high: np.ndarray
     drawn: np.ndarray  # per run: the sampling units drawn that hold one of its citations
-    interval: str = Interval.T
+    interval: str = IntervalKind.T
 
 
 def _unit_sums(population: Population, values: np.ndarray, sampled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -231,8 +231,8 @@ def difference_estimate(
     use_llm: bool = True,
     calibrate: bool = True,
     level: float = 0.95,
-    interval: str = Interval.T,
-) -> Estimate:
+    interval: str = IntervalKind.T,
+) -> RunEstimates:
     """Each run's score estimated from the LLM's labels on all citations and the human labels of the
     sampled ones (`use_llm=False`: the human-only estimate of the same sample), with its interval.
 
@@ -256,15 +256,15 @@ def difference_estimate(
     drawn = np.bincount(key_run, minlength=population.n_runs)
     se = np.sqrt(variance)
     quantile = interval_quantile(drawn, level=level, interval=interval)
-    return Estimate(score, se, score - quantile * se, score + quantile * se, drawn, interval)
+    return RunEstimates(score, se, score - quantile * se, score + quantile * se, drawn, interval)
 
 
-def interval_quantile(drawn: np.ndarray, *, level: float = 0.95, interval: str = Interval.T) -> np.ndarray:
+def interval_quantile(drawn: np.ndarray, *, level: float = 0.95, interval: str = IntervalKind.T) -> np.ndarray:
     """The two-sided quantile per run: normal, or t with (drawn units - 1) degrees of freedom (at least 1)."""
-    if interval == Interval.NORMAL:
+    if interval == IntervalKind.NORMAL:
         return np.full(len(drawn), float(stats.norm.ppf(0.5 + level / 2)))
-    if interval != Interval.T:
-        raise ValueError(f"unknown interval {interval!r} ({', '.join(Interval.CHOICES)})")
+    if interval != IntervalKind.T:
+        raise ValueError(f"unknown interval {interval!r} ({', '.join(IntervalKind.CHOICES)})")
     return np.asarray(stats.t.ppf(0.5 + level / 2, np.maximum(drawn - 1, 1)), dtype=float)
 
 

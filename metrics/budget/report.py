@@ -13,8 +13,8 @@ from judging.labels import label_set_get
 from judging.scope import Scope
 from metrics.budget.estimators import (
     Design,
-    Estimate,
     Population,
+    RunEstimates,
     difference_estimate,
     full_scores,
     plan,
@@ -45,7 +45,7 @@ CLIPPING_NOTE = (
 )
 
 
-def _interval(estimate: Estimate, at: int) -> dict[str, Any] | None:
+def _interval(estimate: RunEstimates, at: int) -> dict[str, Any] | None:
     if estimate.drawn[at] < MIN_JUDGED:
         return None
     raw = float(estimate.score[at])

@@ -10,6 +10,7 @@ import numpy as np
 from django.db.models import Count, QuerySet
 
 from judging.counts import assignments_with_progress
+from judging.label_set_names import LabelSetKind, LabelSetName
 from judging.labels import CitationLabels, LabelSet, label_set_get
 from judging.models import Assignment, Campaign, CampaignPair, Condition, Judgment
 from judging.scope import Scope, scope_for
@@ -134,7 +135,7 @@ def budget_campaign_population(*, sample: BudgetSample) -> tuple[CampaignPopulat
     campaign = sample.campaign
     material, positions, citation_topic, unit, pool = _pool_citations(campaign)
     llm = label_set_get(sample.llm)
-    human = label_set_get(f"campaign:{campaign.name}/from_scratch")
+    human = label_set_get(LabelSetName(LabelSetKind.CAMPAIGN, campaign.name, Condition.FROM_SCRATCH).format())
     llm_codes = labels_get(llm, material).codes[positions].astype(np.int64)
     # A campaign set with no assessor yet has no judges: nothing is labelled (labels_get needs a judge).
     human_codes = (

@@ -12,7 +12,7 @@ from scipy import stats
 
 from metrics.budget.estimators import (
     Design,
-    Interval,
+    IntervalKind,
     Population,
     _calibrated,
     difference_estimate,
@@ -77,7 +77,7 @@ def simulate(
     metrics: tuple[str, ...] = ("precision", "recall"),
     repeats: int = 200,
     seed: int = 0,
-    interval: str = Interval.T,
+    interval: str = IntervalKind.T,
 ) -> list[SimulationRow]:
     """Draw the sample `repeats` times per budget and design and compare every estimate with the truth."""
     rows = []

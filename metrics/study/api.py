@@ -19,8 +19,7 @@ from core.columns import column_bounds
 from core.downloads import attachment
 from judging.label_set_names import SPEC_HELP
 from judging.models import Campaign, Judge, JudgeKind
-from metrics.study import jobs as study_jobs
-from metrics.study import report
+from metrics.study import report, second_judge
 from metrics.study import selectors as study_selectors
 from metrics.study import services as study_services
 from metrics.study.models import Study
@@ -236,7 +235,7 @@ class StudySecondJudgeApi(APIView):
         data = SecondJudgeInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            job = study_jobs.study_second_judge_start(
+            job = second_judge.study_second_judge_start(
                 study=study,
                 judge=data.validated_data["judge"],
                 created_by=request.user,  # type: ignore[arg-type]

@@ -12,8 +12,7 @@ from core.auth import organizer_required
 from core.downloads import attachment
 from judging.counts import assignments_with_progress
 from metrics.campaign_choice import page_campaign
-from metrics.study import jobs as study_jobs
-from metrics.study import report
+from metrics.study import report, second_judge
 from metrics.study import selectors as study_selectors
 from metrics.study import services as study_services
 from metrics.study.forms import AssignForm, SecondJudgeForm, StudyForm
@@ -122,7 +121,7 @@ def study_second_judge(request: HttpRequest, study_id: int) -> HttpResponse:
         messages.error(request, f"Not started: {form.errors.as_text()}")
         return redirect("metrics:study", study_id=study.pk)
     try:
-        job = study_jobs.study_second_judge_start(
+        job = second_judge.study_second_judge_start(
             study=study,
             judge=form.cleaned_data["judge"],
             created_by=request.user,  # type: ignore[arg-type]

@@ -9,9 +9,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
-from assess.import_jobs import import_job_create
-from assess.importers.jobs import ProgressWriter, import_job_execute
+from assess.importers.job_run import ProgressWriter, import_job_execute
 from assess.models import Answer, ImportJob, ImportStatus, Run, Topic
+from assess.uploads import import_job_create
 from tests.conftest import PASSWORD, browser_login
 from tests.factories import OrganizerFactory, PassageFactory, RunFactory, TopicFactory, answer_build
 

@@ -17,9 +17,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.utils import timezone
 
-from assess.import_jobs import import_job_create
-from assess.importers.jobs import import_job_execute
+from assess.importers.job_run import import_job_execute
 from assess.models import ImportJob, ImportStatus, Topic
+from assess.uploads import import_job_create
 from config.celery import app
 from judging.llm import services as llm_services
 from judging.llm.models import LLMResult, PrelabelJob, PrelabelStatus, Provider

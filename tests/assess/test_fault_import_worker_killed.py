@@ -21,7 +21,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from assess.importers.jobs import import_job_progress
+from assess.importers.job_run import import_job_progress
 from assess.models import ImportJob, ImportStatus, Passage
 from config.celery import app
 

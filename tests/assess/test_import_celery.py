@@ -10,9 +10,9 @@ from celery.contrib.testing.worker import start_worker
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
-from assess.import_jobs import import_job_create
-from assess.importers.jobs import import_job_progress
+from assess.importers.job_run import import_job_progress
 from assess.models import ImportJob, ImportStatus, Run
+from assess.uploads import import_job_create
 from config.celery import app
 
 RUN_FILE = "baseline_rag24.test_command-r-plus_top20.jsonl.fixed"

@@ -11,6 +11,7 @@ from django.db import connection
 from judging import build, counts, queue, services
 from judging.models import AssignmentStatus, CampaignPair, Condition, Judgment
 from judging.pool import assignment_pending
+from judging.progress import Share
 from tests.factories import LLMJudgeFactory, PairJudgmentFactory, UserFactory, judging_campaign_build
 
 
@@ -291,5 +292,5 @@ def test_it_reopens_a_finished_assignment_when_a_rebuild_adds_pairs(db):
     assignment.refresh_from_db()
     assert assignment.status == AssignmentStatus.OPEN
     # and the page counts the new pool at once (the counts of the old one were kept in the cache)
-    assert counts.topic_counts(assignment=assignment).progress == counts.Progress(done=1, total=2)
-    assert queue.queue_state(assignment=assignment).overall_progress == counts.Progress(done=1, total=2)
+    assert counts.topic_counts(assignment=assignment).progress == Share(done=1, total=2)
+    assert queue.queue_state(assignment=assignment).overall_progress == Share(done=1, total=2)

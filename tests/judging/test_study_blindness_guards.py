@@ -6,7 +6,6 @@ from __future__ import annotations
 import html
 import io
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -28,7 +27,6 @@ from tests.factories import (
 )
 
 
-@dataclass
 @pytest.fixture
 def study_world(db: Any) -> dict[str, Any]:
     campaign = study_campaign_build(pairs_per_topic=(6, 4), name="study-c")

@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 
 from metrics.budget import report
 from metrics.budget.estimators import (
-    Interval,
+    IntervalKind,
     Population,
     difference_estimate,
     full_scores,
@@ -80,7 +80,7 @@ def test_the_human_only_estimate_of_a_full_draw_is_the_truth_with_no_width():
 
     e = difference_estimate(
         population, sampled=everything, pi=np.ones(len(everything)), metric="recall", use_llm=False,
-        interval=Interval.NORMAL,
+        interval=IntervalKind.NORMAL,
     )  # fmt: skip
 
     assert e.score == pytest.approx(full_scores(population, metric="recall"))

@@ -9,7 +9,7 @@ from scipy import stats
 from metrics.budget.estimators import (
     ONE_LLM_DESIGNS,
     Design,
-    Interval,
+    IntervalKind,
     Population,
     difference_estimate,
     full_scores,
@@ -117,9 +117,9 @@ def test_the_planned_width_is_the_width_the_draws_give():
     widths, human_widths = [], []
     for _ in range(400):
         sampled = poisson_sample(pi, rng)
-        both = difference_estimate(population, sampled=sampled, pi=pi, metric="precision", interval=Interval.NORMAL)
+        both = difference_estimate(population, sampled=sampled, pi=pi, metric="precision", interval=IntervalKind.NORMAL)
         human = difference_estimate(
-            population, sampled=sampled, pi=pi, metric="precision", use_llm=False, interval=Interval.NORMAL
+            population, sampled=sampled, pi=pi, metric="precision", use_llm=False, interval=IntervalKind.NORMAL
         )
         widths.append(np.mean(both.high - both.low))
         human_widths.append(np.mean(human.high - human.low))
@@ -176,8 +176,8 @@ def test_t_intervals_are_wider_than_normal_ones_by_the_quantiles():
     pi = inclusion_probabilities(population.llm_code, budget=0.1)
     sampled = poisson_sample(pi, np.random.default_rng(1))
 
-    t = difference_estimate(population, sampled=sampled, pi=pi, metric="recall", interval=Interval.T)
-    normal = difference_estimate(population, sampled=sampled, pi=pi, metric="recall", interval=Interval.NORMAL)
+    t = difference_estimate(population, sampled=sampled, pi=pi, metric="recall", interval=IntervalKind.T)
+    normal = difference_estimate(population, sampled=sampled, pi=pi, metric="recall", interval=IntervalKind.NORMAL)
 
     ratio = (t.high - t.low) / (normal.high - normal.low)
     assert ratio == pytest.approx(stats.t.ppf(0.975, t.drawn - 1) / stats.norm.ppf(0.975))

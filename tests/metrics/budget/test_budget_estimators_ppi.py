@@ -22,7 +22,7 @@ import pytest
 from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 from scipy import stats
 
-from metrics.budget.estimators import Interval, Population, difference_estimate, poisson_sample
+from metrics.budget.estimators import IntervalKind, Population, difference_estimate, poisson_sample
 
 CODE = {"NS": 0, "PS": 1, "FS": 2}
 WEIGHT = np.array([0.0, 0.5, 1.0])
@@ -74,7 +74,7 @@ def _check_against_ppi(human: np.ndarray, llm: np.ndarray, *, seed: int, budget:
 
     # λ = 1: the same point estimate
     ours = difference_estimate(
-        population, sampled=sampled, pi=pi, metric="precision", calibrate=False, interval=Interval.NORMAL
+        population, sampled=sampled, pi=pi, metric="precision", calibrate=False, interval=IntervalKind.NORMAL
     )
     assert ours.score[0] == pytest.approx(_scalar(ppi_mean_pointestimate(y, yhat, yhat_all, lam=1)), abs=1e-12)
 
@@ -89,7 +89,7 @@ def _check_against_ppi(human: np.ndarray, llm: np.ndarray, *, seed: int, budget:
 
     # recalibration is PPI with λ = the sample's least-squares slope of the human weight on the LLM's
     slope = float(np.polyfit(yhat, y, 1)[0])
-    tuned = difference_estimate(population, sampled=sampled, pi=pi, metric="precision", interval=Interval.NORMAL)
+    tuned = difference_estimate(population, sampled=sampled, pi=pi, metric="precision", interval=IntervalKind.NORMAL)
     assert tuned.score[0] == pytest.approx(_scalar(ppi_mean_pointestimate(y, yhat, yhat_all, lam=slope)), abs=1e-12)
     # and PPI++'s own tuned λ lands well inside our interval (within half its half-width)
     ppi_tuned = _scalar(ppi_mean_pointestimate(y, yhat, yhat_all, lam=None))

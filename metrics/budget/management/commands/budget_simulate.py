@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judging.management.arguments import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
-from metrics.budget.estimators import ONE_LLM_DESIGNS, Interval
+from metrics.budget.estimators import ONE_LLM_DESIGNS, IntervalKind
 from metrics.budget.selectors import budget_population
 from metrics.budget.simulation import SIMULATION_DESIGNS, design_rows, judgments_for_width, simulate
 
@@ -47,8 +47,8 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument(
             "--interval",
-            choices=Interval.CHOICES,
-            default=Interval.T,
+            choices=IntervalKind.CHOICES,
+            default=IntervalKind.T,
             help="t: Student's t quantile with (drawn units of the run - 1) degrees of freedom (default); normal: 1.96",
         )
         parser.add_argument("--format", choices=["table", "json"], default="table")
@@ -105,7 +105,9 @@ class Command(BaseCommand):
                 f"{r.mae_human_only:>7.4f} {r.tau:>6.3f} {r.tau_human_only:>6.3f} {r.tau_llm_only:>7.3f} "
                 f"{judgments_for_width(r, units=population.n_units, target_width=options['target_width']):>7.0f}"
             )
-        quantile = "t quantile, drawn citations of the run - 1 d.f." if options["interval"] == Interval.T else "1.96"
+        quantile = (
+            "t quantile, drawn citations of the run - 1 d.f." if options["interval"] == IntervalKind.T else "1.96"
+        )
         w(
             f"n@width: human judgments for a mean width of {options['target_width']} (scaled from this row). "
             f"HO: human-only estimate of the same sample. Intervals: 95%, estimate ± se x {quantile} (difference estimator)."

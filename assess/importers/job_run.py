@@ -2,7 +2,7 @@
 
 Progress is written to the Django cache (Redis in production), never to the ImportJob row while the import
 runs: the import's own transaction holds its writes back from every other connection until it commits.
-Creating and enqueuing a job is `assess.import_jobs`; the Celery task calls `import_job_execute`.
+Creating and enqueuing a job is `assess.uploads`; the Celery task calls `import_job_execute`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Writes for ImportJob: store an upload from a page or the API and hand its import to a Celery task.
 
-The task runs `assess.importers.jobs.import_job_execute`, which also keeps the job's progress.
+The task runs `assess.importers.job_run.import_job_execute`, which also keeps the job's progress.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils.text import get_valid_filename
 
-from assess.importers.jobs import (
+from assess.importers.job_run import (
     ImportJobInvalid,
     heartbeats_kept,
     import_job_progress_start,
