@@ -150,9 +150,9 @@ def setup_django(database_url: str, redis_url: str | None) -> None:
 def campaign_build(name: str, n: int) -> Any:
     """A campaign of n pairs: one run answering one topic with n sentences, each citing its own passage."""
     from assess.models import Answer, Citation, Passage, Run, Sentence, Topic
+    from judging.build import campaign_pairs_create
     from judging.models import Campaign, CampaignPair
     from judging.pairs import pairs_for_citations
-    from judging.services import campaign_pairs_create
 
     topic = Topic.objects.create(topic_id=f"bench-{name}", text="how fast can a campaign be pre-labelled?")
     run = Run.objects.create(run_id=f"bench.{name}")

@@ -152,9 +152,9 @@ def answer_build(*, run: Run, topic: Topic, sentences: list[tuple[str, list[Pass
 
 def llm_campaign_build(*, statements: list[str], name: str = "llm-campaign") -> Campaign:
     """A campaign whose pool holds one pair per statement (each citing its own passage)."""
+    from judging.build import campaign_pairs_create
     from judging.models import CampaignPair
     from judging.pairs import pairs_for_citations
-    from judging.services import campaign_pairs_create
 
     topic = TopicFactory()
     run = RunFactory()
@@ -184,7 +184,7 @@ def judging_campaign_build(
     """A built campaign on one topic: `runs` runs answer it with the same `n_sentences` sentences, sentence i
     citing passage i % passages_per_topic (so runs share pairs, and pairs share passages). No guidelines by
     default: guidelines are shown over the first card until read (tests/judging/test_judging_guidelines.py)."""
-    from judging.services import campaign_build_pairs, campaign_create
+    from judging.build import campaign_build_pairs, campaign_create
 
     topic = TopicFactory()
     passages = [PassageFactory() for _ in range(passages_per_topic)]
@@ -208,7 +208,7 @@ def study_campaign_build(
 ) -> Campaign:
     """A built campaign: topic k has pairs_per_topic[k] sentences, each citing its own passage, answered the
     same by every run (so each pair has one citation per run). No guidelines (they would open over the card)."""
-    from judging.services import campaign_build_pairs, campaign_create
+    from judging.build import campaign_build_pairs, campaign_create
 
     topics = [TopicFactory() for _ in pairs_per_topic]
     run_rows = [RunFactory() for _ in range(runs)]
@@ -311,7 +311,7 @@ class LLMJudgeFactory(JudgeFactory):
 
 def campaign_sharing_build(*, campaign: Campaign, topic: Topic, name: str) -> Campaign:
     """A built campaign over `campaign`'s runs on one of its topics: its pool on the topic holds the same pairs."""
-    from judging.services import campaign_build_pairs, campaign_create
+    from judging.build import campaign_build_pairs, campaign_create
 
     other = campaign_create(name=name, runs=campaign.runs.all(), topics=[topic], depth=campaign.depth)
     campaign_build_pairs(campaign=other)
@@ -320,7 +320,7 @@ def campaign_sharing_build(*, campaign: Campaign, topic: Topic, name: str) -> Ca
 
 def campaign_apart_build(*, topic: Topic, name: str, n_sentences: int = 2) -> Campaign:
     """A built campaign on `topic` whose one run says sentences of its own: no pair in common with another pool."""
-    from judging.services import campaign_build_pairs, campaign_create
+    from judging.build import campaign_build_pairs, campaign_create
 
     run = RunFactory()
     answer_build(
@@ -336,8 +336,8 @@ def campaign_apart_build(*, topic: Topic, name: str, n_sentences: int = 2) -> Ca
 def campaign_of_sizes_build(*, sizes: tuple[int, ...], name: str = "sized-campaign") -> Campaign:
     """A campaign whose topic k holds sizes[k] pairs (one run, one sentence and passage per pair), written in bulk:
     planning tests need many topics, and a factory per row made each one half a minute on a busy machine."""
+    from judging.build import campaign_pairs_create
     from judging.models import CampaignPair, CitationPair
-    from judging.services import campaign_pairs_create
 
     run = RunFactory()
     stamp = f"{name}-{Topic.objects.count()}"

@@ -41,7 +41,7 @@ def _world():
     """Campaign "autumn" on two topics answered by three long-named runs, citing real-length passage ids;
     NIST-style human labels and an LLM's on every pair, a disagreement study, a budget sample, and an assessor
     who judged three pairs from scratch."""
-    from judging.services import campaign_build_pairs, campaign_create
+    from judging.build import campaign_build_pairs, campaign_create
 
     topics = [TopicFactory(topic_id="2024-129925"), TopicFactory(topic_id="2024-32912")]
     runs = [RunFactory(run_id=run_id, group=run_id.split(".")[0]) for run_id in RUN_IDS]

@@ -28,18 +28,18 @@ def campaign():
 
 
 def _judge_all(assignment, label: str) -> None:
-    for cp in assignment_pending(assignment=assignment):
+    for i, cp in enumerate(assignment_pending(assignment=assignment)):
         services.judgment_submit(
             assignment=assignment,
             pair_id=cp.pair_id,
-            label=label if cp.pair_id % 4 else "PS",  # one pair in four PS: the intervals have a width
+            label=label if i % 8 else "PS",  # one pair in eight PS (by queue place, not id): the intervals have a width
             token=submission_token(assignment_id=assignment.pk, pair_id=cp.pair_id, nth=0),
         )
 
 
 def overdrawn_sample_judged(campaign, *, label: str = "FS"):
     """A 30% sample drawn with the first seed that draws more pairs of each topic than expected, judged `label`
-    (one pair in four PS): the intervals of these generous people then reach past 1. (Issue 27 replaced the human-only
+    (one pair in eight PS): the intervals of these generous people then reach past 1. (Issue 27 replaced the human-only
     Horvitz-Thompson estimate, which lay above 1 here, by one centred on the sample's mean: on a uniform sample
     whose pairs every run shares it cannot leave [0, 1], so the clipping is shown on the intervals.)"""
     for seed in range(50):
