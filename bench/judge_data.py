@@ -14,8 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from judging import build
-
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("ASSESS_DATA_DIR", "").strip() or ROOT / "data" / "trec-rag-2024")
 PASSWORD = "bench-judge-password"
@@ -48,6 +46,8 @@ def claim_from(text: str, rng: random.Random) -> str:
 def populate(n_topics: int, phases: list[int]) -> dict[str, Any]:
     """Topics, passages, runs, answers, the campaign and its pairs, and each phase's assessors."""
     from django.db import transaction
+
+    from judging import build
 
     rng = random.Random(2024)
     rows = real_topics(n_topics)
