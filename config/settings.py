@@ -92,9 +92,15 @@ INSTALLED_APPS = [
     "metrics.study",
     "metrics.budget",
     "metrics.quality",
+    "kinds",
     # Failed logins recorded and locked out (issue 17, point 4): its attempts and their reset are in the admin.
     "axes",
 ]
+
+# Judgment kinds (judging/kinds.py, docs/kinds.md): a kind's name -> its `Kind`. Support first: the default.
+JUDGMENT_KINDS = {
+    "support": "kinds.support.kind.KIND",
+}
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -78,8 +78,22 @@ class QueueOrder(models.TextChoices):
     UNCERTAIN_FIRST = "uncertain_first", "Uncertain first: LLM judges disagree, then LLM PS or NS"
 
 
+def kind_choices() -> list[tuple[str, str]]:
+    """The judgment kinds this installation knows (settings.JUDGMENT_KINDS), for the campaign's `kind` field."""
+    from judging.kinds import kinds_registered  # the registry reads settings: imported when choices are asked
+
+    return [(k.name, k.title) for k in kinds_registered()]
+
+
 class Campaign(models.Model):
     name = models.CharField(max_length=128, unique=True)
+    kind = models.CharField(
+        max_length=16,
+        choices=kind_choices,
+        default="support",
+        db_default="support",
+        help_text="What the campaign judges (judging/kinds.py): support per citation, sentence support, relevance.",
+    )
     runs = models.ManyToManyField(Run, related_name="campaigns", blank=True)
     topics = models.ManyToManyField(Topic, related_name="campaigns", blank=True)
     depth = models.PositiveSmallIntegerField(default=1, help_text="Citations judged per sentence (1 = sparse).")
