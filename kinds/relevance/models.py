@@ -21,7 +21,8 @@ DEFAULT_DEPTH = 20
 
 
 class RelevanceSettings(models.Model):
-    """How a relevance campaign builds its pool and whose grades post-editing shows."""
+    """How a relevance campaign builds its pool. Whose grades post-editing shows is the campaign's
+    `post_edit_judge` (judging's field, which the blindness rules read): the Relevance source of its name."""
 
     campaign = models.OneToOneField(
         Campaign, primary_key=True, on_delete=models.CASCADE, related_name="relevance_settings"
@@ -32,9 +33,6 @@ class RelevanceSettings(models.Model):
     )
     depth = models.PositiveSmallIntegerField(
         default=DEFAULT_DEPTH, help_text="References of each run's answer taken per topic (pool=references)."
-    )
-    post_edit_source = models.CharField(
-        max_length=64, blank=True, default="", help_text="The qrels source whose grades post-editing shows."
     )
 
     class Meta:

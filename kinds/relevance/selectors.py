@@ -9,7 +9,7 @@ from django.db.models import Count, Exists, OuterRef
 
 from assess.models import Relevance
 from judging.label_set_names import LabelSetError, LabelSetKind, LabelSetName
-from judging.models import Assignment, Campaign, Condition
+from judging.models import Assignment, Campaign, Condition, Judge
 from judging.progress import Share
 from judging.tokens import submission_token
 from kinds.relevance.models import RelevanceItem, RelevanceJudgment, RelevanceSettings
@@ -66,7 +66,7 @@ def shown_grade(assignment: Assignment, item: RelevanceItem) -> int | None:
     """The grade the card shows: the post-edit source's, on a post-edit assignment only; never from scratch."""
     if assignment.condition != Condition.POST_EDIT:
         return None
-    source = relevance_settings_of(assignment.campaign).post_edit_source
+    source = post_edit_source(assignment.campaign)
     if not source:
         return None
     return (
@@ -74,6 +74,14 @@ def shown_grade(assignment: Assignment, item: RelevanceItem) -> int | None:
         .values_list("grade", flat=True)
         .first()
     )
+
+
+def post_edit_source(campaign: Campaign) -> str:
+    """The Relevance source whose grades post-editing shows: the campaign's post-edit judge's name ("" none)."""
+    judge_id = campaign.post_edit_judge_id  # type: ignore[attr-defined]
+    if judge_id is None:
+        return ""
+    return Judge.objects.filter(pk=judge_id).values_list("name", flat=True).first() or ""
 
 
 def items_progress(assignments: Sequence[Assignment]) -> dict[int, Share]:

@@ -14,8 +14,8 @@ from django.db import IntegrityError, transaction
 
 from assess.models import Relevance, Run, Topic
 from judging.build import campaign_create
-from judging.models import Assignment, AssignmentStatus, Campaign, Judge
-from judging.services import assessor_judge
+from judging.models import Assignment, AssignmentStatus, Campaign, Judge, JudgeKind
+from judging.services import assessor_judge, judge_get_or_create
 from kinds.relevance import selectors
 from kinds.relevance.models import PoolKind, RelevanceItem, RelevanceJudgment, RelevanceSettings
 from kinds.relevance.vocabulary import GRADES
@@ -34,7 +34,8 @@ class GradeResult:
 def relevance_settings_set(
     *, campaign: Campaign, pool: str, pool_source: str = "", depth: int | None = None, post_edit_source: str = ""
 ) -> RelevanceSettings:
-    """Store a campaign's relevance settings (made or replaced)."""
+    """Store a campaign's relevance settings (made or replaced). The post-edit source is kept as the campaign's
+    post-edit judge (an LLM judge of the source's name), so that judging's blindness rules hold for it."""
     if pool not in PoolKind.values:
         raise ValueError(f"unknown pool {pool!r}; known: {', '.join(PoolKind.values)}")
     if pool == PoolKind.QRELS and not pool_source.strip():
@@ -45,9 +46,11 @@ def relevance_settings_set(
             "pool": pool,
             "pool_source": pool_source.strip(),
             "depth": depth or RelevanceSettings._meta.get_field("depth").default,
-            "post_edit_source": post_edit_source.strip(),
         },
     )
+    source = post_edit_source.strip()
+    campaign.post_edit_judge = judge_get_or_create(name=source, kind=JudgeKind.LLM) if source else None
+    campaign.save(update_fields=["post_edit_judge"])
     return settings
 
 

@@ -41,7 +41,7 @@ def _card_context(assignment: Assignment) -> dict[str, Any]:
         token=selectors.item_token(assignment, item),
         grades=[{"name": t.name, "title": t.title, "meaning": MEANING[t.name]} for t in RELEVANCE.terms],
         shown=None if shown is None else {"name": str(shown), "title": RELEVANCE.titles[str(shown)]},
-        shown_source=selectors.relevance_settings_of(assignment.campaign).post_edit_source if shown is not None else "",
+        shown_source=selectors.post_edit_source(assignment.campaign) if shown is not None else "",
     )
     return context
 
