@@ -62,7 +62,9 @@ def relevance_build(campaign: Campaign, *, allow_missing_text: bool = False) -> 
     missing = [p for p in wanted if p not in passages]
     if missing and not allow_missing_text:
         shown = ", ".join(missing[:20]) + (f" and {len(missing) - 20} more" if len(missing) > 20 else "")
-        raise CampaignBuildError(f"{len(missing)} passages of the pool have no text: {shown}.", missing_passages=missing)
+        raise CampaignBuildError(
+            f"{len(missing)} passages of the pool have no text: {shown}.", missing_passages=missing
+        )
     kept_judged = _items_store(campaign, topics, pairs, passages)
     summary: dict[str, Any] = {
         "pool": settings.pool,
@@ -120,4 +122,3 @@ def _items_store(campaign: Campaign, topics: dict[str, Any], pairs: Pairs, passa
     RelevanceItem.objects.bulk_create(new, batch_size=2000)
     RelevanceItem.objects.bulk_update(moved, ["position"], batch_size=2000)
     return len(judged)
-

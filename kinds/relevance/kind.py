@@ -33,7 +33,11 @@ class Prelabel:
     version: str = PROMPT_VERSION
 
     def units(self, campaign: Campaign) -> list[int]:
-        return list(RelevanceItem.objects.filter(campaign=campaign).order_by("topic_id", "position").values_list("pk", flat=True))
+        return list(
+            RelevanceItem.objects.filter(campaign=campaign)
+            .order_by("topic_id", "position")
+            .values_list("pk", flat=True)
+        )
 
     def messages(self, unit_ids: Sequence[int]) -> dict[int, list[dict[str, str]]]:
         items = RelevanceItem.objects.filter(pk__in=unit_ids).select_related("topic", "passage")
@@ -52,7 +56,7 @@ PRELABEL = Prelabel()
 
 KIND = Kind(
     name="relevance",
-    title="Passage relevance (post-editing UMBRELA)",
+    title="Passage relevance, graded 0-3",
     unit="topic-passage",
     steps=(RELEVANCE,),
     judge_url="kind_relevance:judge",

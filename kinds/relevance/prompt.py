@@ -34,7 +34,7 @@ Consider the underlying intent of the search.
 Measure how well the content matches a likely intent of the query (M).
 Measure how trustworthy the passage is (T).
 Consider the aspects above and the relative importance of each, and decide on a final score (O). Final score must be an integer value only.
-Do not provide any code in result. Provide each score in the format of: ##final score: score without providing any reasoning."""  # noqa: E501
+Do not provide any code in result. Provide each score in the format of: ##final score: score without providing any reasoning."""
 
 # The last `##final score: N` of the reply (a model may restate the format before answering).
 _FINAL = re.compile(r"##\s*final\s+score\s*:\s*\**\s*(-?\d+)", re.IGNORECASE)

@@ -51,8 +51,7 @@ def ndcg_of_runs(
         for metric in ir_measures.iter_calc(parsed, qrel_rows, rows):
             per_topic[str(metric.measure)][metric.query_id] = float(metric.value)
         figures[run_id] = {
-            name: (sum(v.values()) / len(v) if v else 0.0)
-            for name, v in ((str(m), per_topic[str(m)]) for m in parsed)
+            name: (sum(v.values()) / len(v) if v else 0.0) for name, v in ((str(m), per_topic[str(m)]) for m in parsed)
         }
     return figures
 

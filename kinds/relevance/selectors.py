@@ -89,9 +89,7 @@ def items_progress(assignments: Sequence[Assignment]) -> dict[int, Share]:
     keys = {(a.campaign_id, a.topic_id) for a in assignments}
     totals = {
         (row["campaign_id"], row["topic_id"]): row["n"]
-        for row in RelevanceItem.objects.filter(
-            campaign_id__in={c for c, _ in keys}, topic_id__in={t for _, t in keys}
-        )
+        for row in RelevanceItem.objects.filter(campaign_id__in={c for c, _ in keys}, topic_id__in={t for _, t in keys})
         .values("campaign_id", "topic_id")
         .annotate(n=Count("pk"))
     }
@@ -101,9 +99,7 @@ def items_progress(assignments: Sequence[Assignment]) -> dict[int, Share]:
         .annotate(n=Count("item_id", distinct=True))
         .values_list("assignment_id", "n")
     )
-    return {
-        a.pk: Share(done=done.get(a.pk, 0), total=totals.get((a.campaign_id, a.topic_id), 0)) for a in assignments
-    }
+    return {a.pk: Share(done=done.get(a.pk, 0), total=totals.get((a.campaign_id, a.topic_id), 0)) for a in assignments}
 
 
 def relevance_sources() -> list[str]:

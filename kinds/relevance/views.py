@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from judging import selectors as judging_selectors
 from judging.exchange.schema import SECONDS_LIMIT
+from judging.kinds import kind_of
 from judging.label_set_names import LabelSetError
 from judging.models import Assignment, Campaign
 from kinds.relevance import selectors
@@ -33,7 +34,14 @@ def _own_assignment(request: HttpRequest, assignment_id: int) -> Assignment:
 def _card_context(assignment: Assignment) -> dict[str, Any]:
     item = selectors.assignment_next_item(assignment)
     progress = selectors.items_progress([assignment])[assignment.pk]
-    context: dict[str, Any] = {"assignment": assignment, "item": item, "progress": progress}
+    context: dict[str, Any] = {
+        "assignment": assignment,
+        "campaign": assignment.campaign,
+        "kind": kind_of(assignment.campaign),
+        "item": item,
+        "progress": progress,
+        "seconds_limit": SECONDS_LIMIT,
+    }
     if item is None:
         return context
     shown = selectors.shown_grade(assignment, item)
@@ -75,7 +83,7 @@ def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
         grade_submit(assignment=assignment, item_id=item_id, grade=grade, token=token, seconds=seconds)
     except GradeRejected as exc:
         return HttpResponseBadRequest(str(exc))
-    return render(request, "kind_relevance/card.html", _card_context(assignment))
+    return render(request, "kind_relevance/card.html", {**_card_context(assignment), "oob": True})
 
 
 @staff_member_required

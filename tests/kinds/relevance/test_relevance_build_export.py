@@ -58,14 +58,18 @@ def test_build_from_the_runs_top_k_references(db):
     gap = PassageFactory(without_text=True)
     run_a, run_b = RunFactory(run_id="a"), RunFactory(run_id="b")
     AnswerFactory(run=run_a, topic=topic, references=[p[0].passage_id, p[1].passage_id, p[2].passage_id])
-    AnswerFactory(run=run_b, topic=topic, references=[p[3].passage_id, gap.passage_id, p[0].passage_id, p[4].passage_id])
+    AnswerFactory(
+        run=run_b, topic=topic, references=[p[3].passage_id, gap.passage_id, p[0].passage_id, p[4].passage_id]
+    )
     campaign = relevance_campaign_create(name="refs", topics=[topic], runs=[run_a, run_b], pool="references", depth=2)
     with pytest.raises(CampaignBuildError, match="1 passages of the pool have no text"):
         relevance_build(campaign)
     summary = relevance_build(campaign, allow_missing_text=True)
-    order = list(RelevanceItem.objects.filter(campaign=campaign).order_by("position").values_list("passage_id", flat=True))
+    order = list(
+        RelevanceItem.objects.filter(campaign=campaign).order_by("position").values_list("passage_id", flat=True)
+    )
     # Top 2 of each run: a: p0 p1; b: p3 gap. Best rank first, then id; the passage without text left out.
-    assert order == sorted([p[0].pk, p[3].pk], key=lambda pk: next(x.passage_id for x in p if x.pk == pk)) + [p[1].pk]
+    assert order == [*sorted([p[0].pk, p[3].pk], key=lambda pk: next(x.passage_id for x in p if x.pk == pk)), p[1].pk]
     assert summary["passages_without_text"] == 1
     assert summary["items"] == 3
 

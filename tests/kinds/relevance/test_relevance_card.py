@@ -22,7 +22,9 @@ TOPIC = "2024-25003"  # 9 pairs
 def assignments(relevance_campaign):
     topic = Topic.objects.get(topic_id=TOPIC)
     alice, bob = UserFactory(username="alice"), UserFactory(username="bob")
-    scratch = assignments_create(campaign=relevance_campaign, assessor=alice, topics=[topic], condition="from_scratch")[0]
+    scratch = assignments_create(campaign=relevance_campaign, assessor=alice, topics=[topic], condition="from_scratch")[
+        0
+    ]
     edit = assignments_create(campaign=relevance_campaign, assessor=bob, topics=[topic], condition="post_edit")[0]
     return scratch, edit
 
@@ -54,14 +56,18 @@ def test_from_scratch_card_is_blind(client, assignments):
     html = _card(client, scratch)
     item = RelevanceItem.objects.get(pk=_fields(html)["item"])
     assert item.passage.text in html
-    assert "umbrela" not in html.lower() and "data-shown-grade" not in html and "preselected" not in html
+    assert "umbrela" not in html.lower()
+    assert "data-shown-grade" not in html
+    assert "preselected" not in html
     # Every UMBRELA grade of the topic moved by one: the from-scratch card does not change at all.
     for row in Relevance.objects.filter(source="umbrela", topic_id=TOPIC):
         Relevance.objects.filter(pk=row.pk).update(grade=(row.grade + 1) % 4)
     assert _without_tokens(_card(client, scratch)) == _without_tokens(html)
     response = _submit(client, scratch, html, 2)
     body = response.content.decode()
-    assert response.status_code == 200 and "umbrela" not in body.lower() and "data-shown-grade" not in body
+    assert response.status_code == 200
+    assert "umbrela" not in body.lower()
+    assert "data-shown-grade" not in body
     stored = RelevanceJudgment.objects.get()
     assert (stored.grade, stored.shown_grade, stored.changed, stored.condition) == (2, None, None, "from_scratch")
     assert stored.seconds == 3.5
@@ -74,7 +80,7 @@ def test_post_edit_shows_umbrela_preselected_and_records_the_change(client, assi
     item = RelevanceItem.objects.get(pk=_fields(html)["item"])
     umbrela = Relevance.objects.get(source="umbrela", topic_id=TOPIC, passage_id=item.passage.passage_id).grade
     assert f'data-shown-grade="{umbrela}"' in html
-    assert re.search(rf'data-value="{umbrela}" data-submit class="preselected"', html)
+    assert re.search(rf'data-value="{umbrela}" data-submit data-preselected', html)
     body = _submit(client, edit, html, umbrela).content.decode()  # kept
     other = (umbrela + 1) % 4
     second = RelevanceItem.objects.get(pk=_fields(body)["item"])
@@ -100,10 +106,12 @@ def test_bad_answers_are_400_with_a_reason(client, assignments):
     client.force_login(scratch.assessor)
     html = _card(client, scratch)
     response = _submit(client, scratch, html, 7)
-    assert response.status_code == 400 and b"unknown grade" in response.content
+    assert response.status_code == 400
+    assert b"unknown grade" in response.content
     fields = {**_fields(html), "token": "00000000-0000-4000-8000-000000000000", "grade": "1"}
     response = client.post(reverse("kind_relevance:submit", args=[scratch.pk]), fields)
-    assert response.status_code == 400 and b"unknown submission token" in response.content
+    assert response.status_code == 400
+    assert b"unknown submission token" in response.content
     assert _submit(client, scratch, html, 1, seconds="-1").status_code == 400
     assert client.post(reverse("kind_relevance:submit", args=[scratch.pk]), {"grade": "x"}).status_code == 400
     assert RelevanceJudgment.objects.count() == 0
@@ -123,6 +131,7 @@ def test_grading_every_item_ends_with_the_done_card(client, assignments):
     html = _card(client, scratch)
     for _ in range(9):
         html = _submit(client, scratch, html, 0).content.decode()
-    assert "data-done" in html and "9 of 9" in html
+    assert "data-done" in html
+    assert "9 of 9" in html
     scratch.refresh_from_db()
     assert scratch.status == "done"

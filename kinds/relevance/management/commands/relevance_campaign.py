@@ -46,7 +46,9 @@ class Command(BaseCommand):
                 summary = relevance_build(campaign, allow_missing_text=options["allow_missing_text"])
         except (ValueError, CampaignBuildError) as exc:
             raise CommandError(str(exc)) from exc
-        self.stdout.write(f"campaign {campaign.name} (#{campaign.pk}): " + ", ".join(f"{k} {v}" for k, v in summary.items()))
+        self.stdout.write(
+            f"campaign {campaign.name} (#{campaign.pk}): " + ", ".join(f"{k} {v}" for k, v in summary.items())
+        )
 
 
 def _named(model: Any, field: str, names: list[str], what: str) -> list[Any]:

@@ -47,8 +47,8 @@ class Command(BaseCommand):
         out(f"agreement over {ag.n} {report.unit} pairs both graded:")
         out(f"  exact {_num(ag.agreement)}  kappa {_num(ag.kappa)}  linear kappa {_num(ag.kappa_linear)}")
         out("  confusion (rows a, columns b): " + " ".join(ag.labels))
-        for label, row in zip(ag.labels, ag.matrix, strict=True):
-            out(f"    {label}: " + " ".join(f"{v:5d}" for v in row))
+        for label, counts in zip(ag.labels, ag.matrix, strict=True):
+            out(f"    {label}: " + " ".join(f"{v:5d}" for v in counts))
         out(f"runs by nDCG over the {c.topics_both} topics both graded:")
         out("  run_id  " + "  ".join(f"{m}(a) {m}(b) rank(a) rank(b)" for m in report.measures))
         for row in report.runs:
