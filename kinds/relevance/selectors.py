@@ -135,6 +135,12 @@ def _campaign_qrels(name: str, condition: str) -> Qrels:
     return {(t, p): g for t, p, g in rows}  # later rows overwrite: the newest grade of each item
 
 
+def campaign_conditions(campaign: Campaign) -> list[str]:
+    """The conditions the campaign's items have grades in (from scratch first)."""
+    found = set(RelevanceJudgment.objects.filter(item__campaign=campaign).values_list("condition", flat=True))
+    return [c for c in (Condition.FROM_SCRATCH, Condition.POST_EDIT) if c in found]
+
+
 def source_iterations(source: str) -> dict[tuple[str, str], str]:
     """The second qrels column of a source's grades, as its file wrote it."""
     rows = Relevance.objects.filter(source=source).values_list("topic_id", "passage_id", "iteration")

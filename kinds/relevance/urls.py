@@ -10,4 +10,5 @@ urlpatterns = [
     path("judge/<int:assignment_id>/", views.judge_page, name="judge"),
     path("judge/<int:assignment_id>/submit/", views.submit, name="submit"),
     path("campaigns/<int:campaign_id>/qrels/", views.qrels_download, name="qrels"),
+    path("campaigns/<int:campaign_id>/report/", views.report_panel, name="report"),
 ]

@@ -19,8 +19,10 @@ from judging.label_set_names import LabelSetError
 from judging.models import Assignment, Campaign
 from kinds.relevance import selectors
 from kinds.relevance.exchange import label_set_qrels_write, qrels_filename
+from kinds.relevance.report import relevance_report
 from kinds.relevance.services import GradeRejected, grade_submit
 from kinds.relevance.vocabulary import MEANING, RELEVANCE
+from metrics.plots import heatmap
 
 
 def _own_assignment(request: HttpRequest, assignment_id: int) -> Assignment:
@@ -84,6 +86,40 @@ def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
     except GradeRejected as exc:
         return HttpResponseBadRequest(str(exc))
     return render(request, "kind_relevance/card.html", {**_card_context(assignment), "oob": True})
+
+
+def _default_sets(campaign: Campaign) -> tuple[str, str]:
+    """The panel's default comparison: the campaign's from-scratch grades (or its first other source) against
+    its post-edit source (or its pool's source)."""
+    settings = selectors.relevance_settings_of(campaign)
+    b = selectors.post_edit_source(campaign) or settings.pool_source or "umbrela"
+    sources = [s for s in selectors.relevance_sources() if s != b]
+    judged = selectors.campaign_conditions(campaign)
+    a = f"campaign:{campaign.name}/{judged[0]}" if judged else (sources[0] if sources else b)
+    return a, b
+
+
+@staff_member_required
+@require_GET
+def report_panel(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The kind's campaign panel: agreement of two label sets and the runs ranked by nDCG under each; the whole
+    page, or the fragment when htmx asks (the campaign page's panel loads it)."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id, kind="relevance")
+    default_a, default_b = _default_sets(campaign)
+    a, b = request.GET.get("a", default_a), request.GET.get("b", default_b)
+    context: dict[str, Any] = {"campaign": campaign, "a": a, "b": b, "sources": selectors.relevance_sources()}
+    try:
+        report = relevance_report(a, b, campaign=campaign)
+    except LabelSetError as exc:
+        context["error"] = str(exc)
+    else:
+        agreement = report.agreement
+        context.update(
+            report=report,
+            heatmap=heatmap(agreement.matrix, agreement.matrix_percent, agreement.labels, a=a, b=b, unit="pairs"),
+        )
+    template = "kind_relevance/report.html" if request.headers.get("HX-Request") else "kind_relevance/report_page.html"
+    return render(request, template, context)
 
 
 @staff_member_required

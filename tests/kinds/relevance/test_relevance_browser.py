@@ -65,3 +65,19 @@ def test_grading_by_keys(live_server, page, relevance_campaign, condition):
         assert judgment.changed == (None if shown is None else grade != shown)
         assert judgment.seconds is not None
         assert judgment.seconds >= 0
+
+
+def test_report_panel_fits(live_server, page, relevance_campaign, data_dir):
+    from assess.importers.qrels import relevance_import
+    from tests.factories import OrganizerFactory
+    from tests.kinds.relevance.conftest import NIST_QRELS
+
+    relevance_import(files=[data_dir / NIST_QRELS], source="nist-qrels")
+    OrganizerFactory(username="org")
+    page.set_viewport_size({"width": 1366, "height": 768})
+    browser_login(page, live_server, "org")
+    page.goto(f"{live_server.url}/kinds/relevance/campaigns/{relevance_campaign.pk}/report/?a=nist-qrels&b=umbrela")
+    assert "Exact" in page.content()
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "relevance-report.png"))
+    _no_horizontal_overflow(page)

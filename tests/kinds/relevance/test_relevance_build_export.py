@@ -79,3 +79,18 @@ def test_qrels_pool_needs_an_imported_source(db):
     campaign = relevance_campaign_create(name="q", topics=[topic], pool="qrels", pool_source="absent")
     with pytest.raises(CampaignBuildError, match="holds no grades"):
         relevance_build(campaign)
+
+
+def test_panel_report_and_qrels_download(client, relevance_campaign, data_dir):
+    from django.urls import reverse
+
+    from tests.factories import OrganizerFactory
+
+    client.force_login(OrganizerFactory())
+    page = client.get(reverse("kind_relevance:report", args=[relevance_campaign.pk]))
+    assert page.status_code == 200
+    assert b"topic-passage" in page.content
+    download = client.get(reverse("kind_relevance:qrels", args=[relevance_campaign.pk]), {"labels": "umbrela"})
+    assert sorted(download.content.decode().splitlines()) == sorted(qrels_lines(data_dir / QRELS))
+    bad = client.get(reverse("kind_relevance:qrels", args=[relevance_campaign.pk]), {"labels": "nobody"})
+    assert bad.status_code == 400
