@@ -22,7 +22,7 @@ from kinds.relevance.exchange import label_set_qrels_write, qrels_filename
 from kinds.relevance.report import relevance_report
 from kinds.relevance.services import GradeRejected, grade_submit
 from kinds.relevance.vocabulary import MEANING, RELEVANCE
-from metrics.plots import heatmap
+from metrics.plots import heatmap, scatter
 
 
 def _own_assignment(request: HttpRequest, assignment_id: int) -> Assignment:
@@ -113,10 +113,22 @@ def report_panel(request: HttpRequest, campaign_id: int) -> HttpResponse:
     except LabelSetError as exc:
         context["error"] = str(exc)
     else:
-        agreement = report.agreement
+        agreement, first = report.agreement, report.measures[0]
         context.update(
             report=report,
             heatmap=heatmap(agreement.matrix, agreement.matrix_percent, agreement.labels, a=a, b=b, unit="pairs"),
+            scatter=scatter(
+                title=f"runs' {first}",
+                tau=report.tau[first],
+                run_ids=[r.run_id for r in report.runs],
+                run_x=[r.scores_a[first] for r in report.runs],
+                run_y=[r.scores_b[first] for r in report.runs],
+                topic_ids=[],
+                topic_x=[],
+                topic_y=[],
+                x_label=a,
+                y_label=b,
+            ),
         )
     template = "kind_relevance/report.html" if request.headers.get("HX-Request") else "kind_relevance/report_page.html"
     return render(request, template, context)
