@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.db.models import Count, Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef, QuerySet
 
 from assess.models import Relevance
 from judging.label_set_names import LabelSetError, LabelSetKind, LabelSetName
@@ -30,7 +30,7 @@ def relevance_settings_of(campaign: Campaign) -> RelevanceSettings:
         return RelevanceSettings(campaign=campaign)
 
 
-def _pending(assignment: Assignment):  # type: ignore[no-untyped-def]
+def _pending(assignment: Assignment) -> QuerySet[RelevanceItem]:
     done = RelevanceJudgment.objects.filter(assignment=assignment, item=OuterRef("pk"))
     return RelevanceItem.objects.filter(campaign_id=assignment.campaign_id, topic_id=assignment.topic_id).filter(
         ~Exists(done)
