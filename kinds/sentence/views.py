@@ -1,0 +1,90 @@
+"""The sentence card: the assessor's page and its submit (thin; the rules are in services and selectors)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET, require_POST
+
+from judging.exchange.schema import SECONDS_LIMIT
+from judging.models import Assignment, Condition
+from judging.services import SubmissionRejected, assessor_judge
+from judging.views import _own_assignment
+
+from . import selectors, services
+from .vocabulary import COMBINED
+
+
+def _card_context(assignment: Assignment) -> dict[str, Any]:
+    judge = assessor_judge(user=assignment.assessor)
+    item = selectors.item_next(assignment, judge.pk)
+    card = selectors.card_of(item) if item is not None else None
+    shown = selectors.shown_labels(assignment, item.sentence_id) if item is not None else None
+    progress = selectors.assignments_progress([assignment])[assignment.pk]
+    return {
+        "assignment": assignment,
+        "card": card,
+        "token": uuid.uuid4(),
+        "progress": progress,
+        "post_edit": assignment.condition == Condition.POST_EDIT,
+        "shown_worthy": None if shown is None else shown[0],
+        "shown_combined": "" if shown is None else shown[1],
+        "combined_terms": [
+            (name, COMBINED.titles[name], COMBINED.code_of[name] + 1) for name in COMBINED.highest_first
+        ],
+    }
+
+
+@login_required
+@require_GET
+def judge(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    assignment = _own_assignment(request, assignment_id)
+    return render(request, "kind_sentence/judge.html", _card_context(assignment))
+
+
+def _answer(request: HttpRequest) -> tuple[int, bool, str, uuid.UUID, float | None]:
+    """The posted answer, or ValueError naming the field."""
+    post = request.POST
+    try:
+        sentence_id = int(post.get("sentence", ""))
+    except ValueError:
+        raise ValueError("sentence: expected a sentence id") from None
+    worthy = post.get("worthy", "")
+    if worthy not in ("0", "1"):
+        raise ValueError('worthy: expected "1" (needs a citation) or "0"')
+    try:
+        token = uuid.UUID(post.get("token", ""))
+    except ValueError:
+        raise ValueError("token: expected a UUID") from None
+    seconds_text = post.get("seconds", "").strip()
+    try:
+        seconds = float(seconds_text) if seconds_text else None
+    except ValueError:
+        raise ValueError("seconds: expected a number") from None
+    if seconds is not None and not 0 <= seconds <= SECONDS_LIMIT:
+        raise ValueError(f"seconds: expected 0 to {SECONDS_LIMIT}")
+    return sentence_id, worthy == "1", post.get("label", "").strip(), token, seconds
+
+
+@login_required
+@require_POST
+def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    """Store the card's answer (once per token) and answer with the next card (or the done card)."""
+    assignment = _own_assignment(request, assignment_id)
+    try:
+        sentence_id, worthy, label, token, seconds = _answer(request)
+        services.sentence_submit(
+            assignment=assignment,
+            sentence_id=sentence_id,
+            worthy=worthy,
+            combined=label,
+            token=token,
+            seconds=seconds,
+        )
+    except (ValueError, SubmissionRejected) as exc:
+        return HttpResponse(f"Not stored: {exc}", status=400, content_type="text/plain")
+    return render(request, "kind_sentence/_card.html", _card_context(assignment))
