@@ -16,10 +16,11 @@ from judging.services import SubmissionRejected, assessor_judge
 from judging.views import _own_assignment
 
 from . import selectors, services
+from .kind import KIND
 from .vocabulary import COMBINED
 
 
-def _card_context(assignment: Assignment) -> dict[str, Any]:
+def _card_context(assignment: Assignment, *, oob: bool = False) -> dict[str, Any]:
     judge = assessor_judge(user=assignment.assessor)
     item = selectors.item_next(assignment, judge.pk)
     card = selectors.card_of(item) if item is not None else None
@@ -27,6 +28,10 @@ def _card_context(assignment: Assignment) -> dict[str, Any]:
     progress = selectors.assignments_progress([assignment])[assignment.pk]
     return {
         "assignment": assignment,
+        "campaign": assignment.campaign,
+        "kind": KIND,
+        "oob": oob,
+        "seconds_limit": SECONDS_LIMIT,
         "card": card,
         "token": uuid.uuid4(),
         "progress": progress,
@@ -87,4 +92,4 @@ def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
         )
     except (ValueError, SubmissionRejected) as exc:
         return HttpResponse(f"Not stored: {exc}", status=400, content_type="text/plain")
-    return render(request, "kind_sentence/_card.html", _card_context(assignment))
+    return render(request, "kind_sentence/_card.html", _card_context(assignment, oob=True))

@@ -109,7 +109,7 @@ def test_a_from_scratch_card_never_shows_the_llm_labels(client, sentence_campaig
 
     # then: nothing of it anywhere in the HTML, and nothing pre-selected
     assert "Partial support" in html  # the button's title is there ...
-    assert "preselected" not in html
+    assert "data-preselected" not in html
     assert "LLM" not in html
     assert c.llm.name not in html
     assert 'name="worthy" value=""' in html
@@ -128,8 +128,8 @@ def test_a_post_edit_card_shows_the_llm_labels_and_records_the_change(client, se
 
     # then
     assert "LLM labels, pre-selected" in html
-    assert 'name="worthy" value="1"' in html
-    assert 'name="label" value="PS"' in html
+    assert re.search(r'data-preselected data-key="y"', html)
+    assert re.search(r'choice-PS" data-preselected data-key="2"', html)
     kept, changed = SentenceJudgment.objects.filter(assignment=c.post_edit).order_by("pk")
     assert (kept.shown_worthy, kept.shown_combined, kept.changed) == (True, "PS", False)
     assert (changed.shown_combined, changed.changed) == ("FS", True)
