@@ -11,6 +11,7 @@ from typing import Any
 
 from assess.models import Citation, Sentence
 from judging.exchange.nist import nist_write
+from judging.models import NistSentence
 
 from .selectors import NO_LABEL, SentenceLabelSet, sentence_labels
 from .vocabulary import COMBINED, COMBINED_NIST
@@ -25,13 +26,15 @@ def webassess_rows(label_set: SentenceLabelSet) -> Iterator[dict[str, Any]]:
         for sid, w, c in zip(labels.sentence_ids, labels.worthy, labels.combined, strict=True)
     }
     answers = set(Sentence.objects.filter(pk__in=list(by_sentence)).values_list("answer_id", flat=True))
+    nist_ids = _nist_citation_ids(answers)
     citations: dict[int, list[dict[str, Any]]] = {}
     for sid, index, passage in (
         Citation.objects.filter(sentence__answer_id__in=answers)
         .order_by("sentence_id", "slot")
         .values_list("sentence_id", "reference_index", "passage__passage_id")
     ):
-        citations.setdefault(sid, []).append({"citationId": index, "reference": passage, "support": "-1"})
+        citation_id = nist_ids.get((sid, passage), index)
+        citations.setdefault(sid, []).append({"citationId": citation_id, "reference": passage, "support": "-1"})
     rows = (
         Sentence.objects.filter(answer_id__in=answers)
         .order_by("answer__topic__topic_id", "answer__run__run_id", "index")
@@ -54,6 +57,18 @@ def webassess_rows(label_set: SentenceLabelSet) -> Iterator[dict[str, Any]]:
         current["sentences"].append(sentence)
     if current is not None:
         yield _finished(current)
+
+
+def _nist_citation_ids(answers: set[int]) -> dict[tuple[int, str], int]:
+    """NIST's own `citationId` of each (sentence, passage) an imported file named (the answer's references were
+    rebuilt in order of first citation, so the reference index differs from it)."""
+    ids: dict[tuple[int, str], int] = {}
+    rows = NistSentence.objects.filter(sentence__answer_id__in=answers).values_list("sentence_id", "citations")
+    for sid, cited in rows:
+        for citation_id, passage in cited:
+            if citation_id is not None:
+                ids.setdefault((sid, passage), citation_id)
+    return ids
 
 
 def _finished(row: dict[str, Any]) -> dict[str, Any]:

@@ -100,3 +100,30 @@ def test_an_unknown_kind_is_a_clear_error(webassess):
 
     with pytest.raises(CommandError, match="unknown judgment kind 'nuggets'"):
         _run("--kind", "nuggets", "--labels", "nist/from_scratch")
+
+
+@pytest.mark.django_db
+def test_the_export_writes_every_sentence_label_of_the_file_back(webassess, tmp_path):
+    # given
+    out = tmp_path / "sentences.jsonl"
+
+    # when
+    call_command("sentence_export", str(out), labels="nist/from_scratch", stderr=io.StringIO())
+
+    # then: one line per answer of the file; each sentence's two labels, text and citations as NIST wrote them
+    def keyed(path):
+        rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+        return {(r["topic_id"], r["run_id"]): r for r in rows}
+
+    original, exported = keyed(reference.WEBASSESS), keyed(out)
+    assert set(exported) == set(original)
+    assert len(exported) == 549
+    for key, row in original.items():
+        for want, got in zip(row["sentences"], exported[key]["sentences"], strict=True):
+            assert got["sentenceId"] == want["sentenceId"]
+            assert got["verification_worthy"] == want["verification_worthy"], key
+            assert got["citationsCombibed"] == want["citationsCombibed"], key
+            assert [(c["citationId"], c["reference"]) for c in got["citations"]] == [
+                (c["citationId"], c["reference"]) for c in want["citations"]
+            ], key
+            assert {c["support"] for c in got["citations"]} <= {"-1"}
