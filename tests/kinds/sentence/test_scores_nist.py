@@ -112,7 +112,8 @@ def test_the_export_writes_every_sentence_label_of_the_file_back(webassess, tmp_
 
     # then: one line per answer of the file; each sentence's two labels, text and citations as NIST wrote them
     def keyed(path):
-        rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+        with open(path, encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()]
         return {(r["topic_id"], r["run_id"]): r for r in rows}
 
     original, exported = keyed(reference.WEBASSESS), keyed(out)
