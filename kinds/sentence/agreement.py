@@ -57,6 +57,24 @@ class SentenceAgreement:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def steps(self) -> list[dict[str, Any]]:
+        """Both steps as a page shows them: title, figures and the matrix's rows with their labels."""
+        shown = []
+        for title, step in (("Verification-worthy", self.worthy), ("Combined support", self.combined)):
+            shown.append(
+                {
+                    "title": title,
+                    "n": step.n,
+                    "agreement": step.agreement,
+                    "kappa": step.kappa,
+                    "kappa_ci": step.kappa_ci,
+                    "labels": step.labels,
+                    "rows": list(zip(step.labels, step.matrix, strict=True)),
+                }
+            )
+        return shown
+
 
 def agreement_of(
     a: SentenceLabels, b: SentenceLabels, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED

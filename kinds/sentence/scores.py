@@ -32,6 +32,11 @@ class RunSentenceScores:
     needs_citation_uncited: float | None
     intervals: dict[str, Interval]
 
+    @property
+    def panel_cells(self) -> list[tuple[float | None, Interval]]:
+        """Each share with its interval, in SHARES' order."""
+        return [(getattr(self, name), self.intervals[name]) for name in SHARES]
+
 
 def ratio_interval(
     numerators: np.ndarray,

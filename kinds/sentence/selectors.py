@@ -303,3 +303,19 @@ def shown_labels(assignment: Assignment, sentence_id: int) -> tuple[bool, str] |
     if assignment.condition != Condition.POST_EDIT or judge_id is None:
         return None
     return judge_label_of(judge_id, sentence_id)
+
+
+def sentence_label_sets_available(campaign: Campaign) -> list[str]:
+    """The names of the sentence label sets that hold labels: every judge's (imported or LLM) in each of its
+    conditions, and this campaign's assessors in each condition they judged in."""
+    names: list[str] = []
+    judged = set(NistSentence.objects.values_list("judge__name", "condition").distinct())
+    judged |= set(
+        SentenceJudgment.objects.filter(campaign__isnull=True).values_list("judge__name", "condition").distinct()
+    )
+    for name, condition in sorted(judged):
+        names.append(LabelSetName(LabelSetKind.JUDGE, name, condition).format())
+    conditions = SentenceJudgment.objects.filter(campaign=campaign).values_list("condition", flat=True).distinct()
+    for condition in sorted(set(conditions)):
+        names.append(LabelSetName(LabelSetKind.CAMPAIGN, campaign.name, condition).format())
+    return names

@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
+import io
 import uuid
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 
+from core.auth import organizer_required
+from core.downloads import attachment
 from judging.exchange.schema import SECONDS_LIMIT
-from judging.models import Assignment, Condition
+from judging.models import Assignment, Campaign, Condition
 from judging.services import SubmissionRejected, assessor_judge
 from judging.views import _own_assignment
 
 from . import selectors, services
+from .agreement import sentence_agreement_report
+from .exchange import nist_write, webassess_rows
 from .kind import KIND
+from .report import sentence_scores_report
+from .selectors import sentence_label_set_get
 from .vocabulary import COMBINED
+
+RESAMPLES = 500  # the panel's intervals: enough for two decimals, quick on a page
 
 
 def _card_context(assignment: Assignment, *, oob: bool = False) -> dict[str, Any]:
@@ -93,3 +102,55 @@ def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
     except (ValueError, SubmissionRejected) as exc:
         return HttpResponse(f"Not stored: {exc}", status=400, content_type="text/plain")
     return render(request, "kind_sentence/_card.html", _card_context(assignment, oob=True))
+
+
+# --- the organizer's campaign panel ---------------------------------------------------------------------------
+
+
+def _chosen(request: HttpRequest, name: str, available: list[str], default: str) -> str:
+    value = request.GET.get(name, "").strip()
+    return value if value in available else default
+
+
+@organizer_required
+@require_GET
+def campaign_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The kind's panel on a page of its own (the campaign page includes the same panel)."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id, kind=KIND.name)
+    return render(request, "kind_sentence/campaign.html", {"campaign": campaign, "kind": KIND})
+
+
+@organizer_required
+@require_GET
+def panel(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Per-run scores of one label set with intervals, and the agreement of two sets (loaded into the campaign
+    page's kind panel)."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id, kind=KIND.name)
+    available = selectors.sentence_label_sets_available(campaign)
+    campaign_sets = [s for s in available if s.startswith("campaign:")]
+    scores_set = _chosen(request, "labels", available, (campaign_sets or available or [""])[0])
+    a = _chosen(request, "a", available, scores_set)
+    b = _chosen(request, "b", available, next((s for s in available if s != a), a))
+    context: dict[str, Any] = {"campaign": campaign, "available": available, "labels": scores_set, "a": a, "b": b}
+    if scores_set:
+        context["report"] = sentence_scores_report(sentence_label_set_get(scores_set), resamples=RESAMPLES)
+    if a and b:
+        context["agreement"] = sentence_agreement_report(
+            sentence_label_set_get(a), sentence_label_set_get(b), resamples=RESAMPLES
+        )
+    return render(request, "kind_sentence/_panel_body.html", context)
+
+
+@organizer_required
+@require_GET
+def export(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The chosen label set as NIST's Webassess JSONL."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id, kind=KIND.name)
+    available = selectors.sentence_label_sets_available(campaign)
+    spec = request.GET.get("labels", "")
+    if spec not in available:
+        return HttpResponse(f"labels: not a sentence label set of this campaign: {spec!r}", status=400)
+    buffer = io.StringIO()
+    nist_write(buffer, webassess_rows(sentence_label_set_get(spec)))
+    response = HttpResponse(buffer.getvalue(), content_type="application/x-ndjson; charset=utf-8")
+    return attachment(response, what="sentence-labels", ext="jsonl", campaign=campaign.name, label_sets=[spec])

@@ -108,3 +108,28 @@ def test_an_assessor_post_edits_the_llm_labels_by_keys(live_server: Any, page: A
     # then
     s = [x.pk for x in c.sentences]
     assert _stored(c.post_edit) == [(s[0], True, "PS", False), (s[1], True, "NS", True), (s[2], False, "", True)]
+
+
+def test_the_campaign_panel_fits_the_screen(live_server: Any, page: Any, sentence_campaign: Any) -> None:
+    # given: alice judged every sentence from scratch
+    import uuid
+
+    from kinds.sentence.services import sentence_submit
+    from tests.factories import OrganizerFactory
+
+    c = sentence_campaign
+    for s, worthy, combined in zip(c.sentences, [1, 1, 0, 0, 1, 1], ["PS", "NS", "", "", "NS", ""], strict=True):
+        sentence_submit(
+            assignment=c.scratch, sentence_id=s.pk, worthy=bool(worthy), combined=combined, token=uuid.uuid4()
+        )
+    organizer = OrganizerFactory(username="org")
+    page.set_default_timeout(60_000)
+    browser_login(page, live_server, organizer.username)
+
+    # when
+    page.goto(f"{live_server.url}/kinds/sentence/campaign/{c.campaign.pk}/")
+    page.wait_for_selector(".sentence-agreement")
+
+    # then
+    assert "Combined support" in page.inner_text("#sentence-panel")
+    _fits(page, "panel")
