@@ -95,6 +95,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         if not command:
             raise CommandError(f"the {options['kind']} kind has no scores command")
+        if options["per_topic"]:
+            raise CommandError(f"--per-topic is for support per citation; the {options['kind']} kind scores per run")
         passed = {k: options[k] for k in ("labels", "format", "resamples", "seed")}
         call_command(command, stdout=self.stdout, stderr=self.stderr, **passed)
 

@@ -151,3 +151,57 @@ def test_the_database_refuses_a_combined_label_on_a_sentence_that_needs_no_citat
     for combined, worthy in (("FS", False), ("XX", True)):
         with pytest.raises(IntegrityError), transaction.atomic():
             SentenceJudgment.objects.create(judge=c.llm, sentence=c.sentences[0], worthy=worthy, combined=combined)
+
+
+def test_an_assignment_of_another_kind_is_a_404(client, sentence_campaign):
+    from tests.factories import AssignmentFactory, CampaignFactory
+
+    other = AssignmentFactory(campaign=CampaignFactory(kind="support"), assessor=sentence_campaign.user)
+    client.force_login(sentence_campaign.user)
+    assert client.get(reverse("kind_sentence:judge", args=[other.pk])).status_code == 404
+    assert _submit(client, other, sentence_campaign.sentences[0].pk, "0").status_code == 404
+
+
+def _normal(html: str) -> str:
+    """The page without what changes on every load: the card's token and the CSRF token."""
+    html = re.sub(r'name="token" value="[^"]*"', "", html)
+    return re.sub(r'(csrfmiddlewaretoken" value=|X-CSRFToken": )"[^"]*"', "", html)
+
+
+def test_a_from_scratch_card_and_its_submit_answer_are_the_same_with_or_without_llm_labels(client, sentence_campaign):
+    # given
+    c = sentence_campaign
+    client.force_login(c.user)
+    url = reverse("kind_sentence:judge", args=[c.scratch.pk])
+    with_labels = _normal(client.get(url).content.decode())
+    answer_with = _submit(client, c.scratch, c.sentences[0].pk, "1", "FS").content.decode()
+    SentenceJudgment.objects.filter(assignment=c.scratch).delete()
+
+    # when: the LLM's labels gone
+    SentenceJudgment.objects.filter(judge=c.llm).delete()
+    without = _normal(client.get(url).content.decode())
+    answer_without = _submit(client, c.scratch, c.sentences[0].pk, "1", "FS").content.decode()
+
+    # then
+    assert with_labels == without
+    assert _normal(answer_with) == _normal(answer_without)
+    assert "data-preselected" not in answer_with
+
+
+def test_a_passage_without_text_stops_the_build_unless_told_to_leave_its_sentences_out(sentence_campaign):
+    from assess.models import Passage
+    from judging.build import CampaignBuildError
+    from kinds.sentence.kind import KIND
+
+    # given: the second sentence's only passage has no text
+    c = sentence_campaign
+    Passage.objects.filter(citations__sentence=c.sentences[1]).update(has_text=False, text="")
+
+    # when / then
+    with pytest.raises(CampaignBuildError, match="1 cited passages have no text"):
+        KIND.build(c.campaign)
+    summary = KIND.build(c.campaign, allow_missing_text=True)
+    assert summary["sentences_left_out"] == 2  # the same passage is cited by both runs' second sentences
+    kept = set(SentenceItem.objects.filter(campaign=c.campaign).values_list("sentence_id", flat=True))
+    assert c.sentences[1].pk not in kept
+    assert c.sentences[2].pk in kept
