@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from core.writable import Writable
-from metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, RUN_INTERVAL_METHOD
+from metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MIN_TOPICS
 
 from .scores import SHARES, RunSentenceScores, run_sentence_scores
 from .selectors import SentenceLabelSet, sentence_labels, sentences_in_answers
@@ -18,7 +18,7 @@ from .vocabulary import COMBINED, WORTHY
 
 UNIT = "sentence"
 CSV_COLUMNS = ["run_id", "combined_judged", "combined_full", "combined_partial_or_full", "needs_citation_uncited"]
-INTERVAL_METHOD = f"topic bootstrap of each ratio ({RUN_INTERVAL_METHOD.split(' (')[0]}, percentile)"
+INTERVAL_METHOD = f"topic bootstrap of each share (percentile; none from fewer than {MIN_TOPICS} topics it counts)"
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@
 - needs_citation_uncited: sentences that need a citation and have none, of all the run's labelled sentences.
 
 Each share is a ratio of sums over the run's sentences, so its 95% interval resamples the run's topics and
-recomputes the ratio (a percentile bootstrap with metrics.bootstrap's seed, resamples and topic minimum; an
-interval holds its estimate, as there).
+recomputes the ratio (a percentile bootstrap with metrics.bootstrap's seed, resamples and topic minimum, the
+minimum counted over the topics the share's denominator has sentences in; an interval holds its estimate, as
+there). `metrics.bootstrap.run_intervals` bootstraps a mean of per-topic scores, which is not this figure.
 """
 
 from __future__ import annotations
@@ -46,10 +47,12 @@ def ratio_interval(
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
 ) -> Interval:
-    """Percentile bootstrap over topics of sum(numerators) / sum(denominators), one entry per topic."""
+    """Percentile bootstrap over topics of sum(numerators) / sum(denominators), one entry per topic. No interval
+    unless MIN_TOPICS topics hold part of the denominator: a share whose sentences sit in one topic would get an
+    interval of width 0, which says nothing."""
     topics = len(numerators)
     total = float(denominators.sum())
-    if topics < MIN_TOPICS or resamples <= 0 or total == 0:
+    if int((denominators > 0).sum()) < MIN_TOPICS or resamples <= 0 or total == 0:
         return NO_INTERVAL
     estimate = float(numerators.sum()) / total
     draws = np.random.default_rng(seed).integers(0, topics, size=(resamples, topics))
