@@ -198,10 +198,11 @@ def sentences_in_answers(run_topic: set[tuple[str, str]]) -> dict[str, int]:
 
 
 def judge_label_of(judge_id: int, sentence_id: int) -> tuple[bool, str] | None:
-    """One judge's (worthy, combined label or "") of one sentence outside any condition, by the rule above: its
-    newest SentenceJudgment, else what an imported file of it said. What post-editing shows."""
+    """One judge's (worthy, combined label or "") of one sentence, made outside any campaign, by the rule above:
+    its newest SentenceJudgment (an LLM's, condition ""), else what an imported file of it said (no condition
+    first). What post-editing shows."""
     made = (
-        SentenceJudgment.objects.filter(judge_id=judge_id, sentence_id=sentence_id, condition="")
+        SentenceJudgment.objects.filter(judge_id=judge_id, sentence_id=sentence_id, campaign__isnull=True)
         .order_by("-pk")
         .values_list("worthy", "combined")
         .first()
@@ -209,11 +210,12 @@ def judge_label_of(judge_id: int, sentence_id: int) -> tuple[bool, str] | None:
     if made is not None:
         return bool(made[0]), made[1] if made[0] else ""
     nist = (
-        NistSentence.objects.filter(judge_id=judge_id, sentence_id=sentence_id, condition="")
+        NistSentence.objects.filter(judge_id=judge_id, sentence_id=sentence_id, verification_worthy__in=["0", "1"])
+        .order_by("condition")
         .values_list("verification_worthy", "citations_combined")
         .first()
     )
-    if nist is None or nist[0] not in ("0", "1"):
+    if nist is None:
         return None
     return nist[0] == "1", NIST_COMBINED.get(nist[1], "") if nist[0] == "1" else ""
 

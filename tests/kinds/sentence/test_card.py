@@ -205,3 +205,25 @@ def test_a_passage_without_text_stops_the_build_unless_told_to_leave_its_sentenc
     kept = set(SentenceItem.objects.filter(campaign=c.campaign).values_list("sentence_id", flat=True))
     assert c.sentences[1].pk not in kept
     assert c.sentences[2].pk in kept
+
+
+def test_post_edit_can_show_an_imported_sources_labels(client, sentence_campaign):
+    # given: the campaign post-edits NIST's imported sentence labels (from scratch), not an LLM's
+    from judging.models import NistSentence
+    from tests.factories import JudgeFactory
+
+    c = sentence_campaign
+    nist = JudgeFactory(name="nist")
+    NistSentence.objects.create(
+        judge=nist, condition="from_scratch", sentence=c.sentences[0], keys="sentenceId",
+        verification_worthy="1", citations_combined="0",
+    )  # fmt: skip
+    c.campaign.post_edit_judge = nist
+    c.campaign.save()
+    client.force_login(c.user)
+
+    # when
+    html = client.get(reverse("kind_sentence:judge", args=[c.post_edit.pk])).content.decode()
+
+    # then: NS pre-selected
+    assert re.search(r'choice-NS" data-preselected data-key="1"', html)
