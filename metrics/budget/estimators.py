@@ -103,12 +103,13 @@ def inclusion_probabilities(
     design: str = Design.UNIFORM,
     second_code: np.ndarray | None = None,
     expected_error: np.ndarray | None = None,
+    weight: np.ndarray | None = None,
 ) -> np.ndarray:
     """Each unit's inclusion probability, averaging `budget` (a share, 0 < budget ≤ 1) over the units.
 
     stratified: proportional to STRATIFIED_WEIGHTS by the LLM's label; disagreement: DISAGREEMENT_WEIGHT where
     `second_code` (a second LLM's label) differs from `llm_code`, 1 elsewhere; active: `active_probabilities`
-    of `expected_error` (the LLM's expected error per unit, `expected_errors`). Units that would pass 1 are
+    of `expected_error` (the LLM's expected error per unit, `expected_errors`) and `weight` (|c|). Units that would pass 1 are
     taken for sure and the rest scaled again, so the mean stays the budget."""
     if not 0 < budget <= 1:
         raise ValueError("the budget is a share of the pairs, above 0 and at most 1")
@@ -126,7 +127,7 @@ def inclusion_probabilities(
             raise ValueError(
                 "the active design needs the LLM's expected error on each pair (a human label set to learn it from)"
             )
-        return active_probabilities(expected_error, budget=budget)
+        return active_probabilities(expected_error, budget=budget, weight=weight)
     else:
         raise ValueError(f"unknown design {design!r} ({', '.join(Design.values)})")
     return _scaled(raw, budget)
@@ -406,7 +407,14 @@ def plan(
     n_units = len(np.unique(units))
     points = []
     for budget in budgets:
-        pi = inclusion_probabilities(population.llm_code, budget=budget, design=design)
+        pi = (
+            np.full(len(c), budget)
+            if design == Design.ACTIVE
+            else inclusion_probabilities(population.llm_code, budget=budget, design=design)
+        )
+        if design == Design.ACTIVE:  # the units' weights and runs known, the error from the known labels
+            weight = (population.coefficients("precision") + population.coefficients("recall")) / 2
+            pi = active_probabilities(np.sqrt(expected), budget=budget, weight=weight, run=population.citation_run)
         factor = (1 - pi) / np.maximum(pi, 1e-12)
         runs = population.citation_run
         variance = np.bincount(runs, weights=c**2 * factor * expected, minlength=population.n_runs)

@@ -36,7 +36,8 @@ RANK_SET_METHOD = (
 )
 TAU_METHOD = (
     "Kendall's tau-b between the LLM-only ranking and the LLM + sample ranking of the runs with an estimate; "
-    "95% interval for tau against the full-human ranking by a basic parametric bootstrap (Gaussian draws)"
+    "95% interval for tau against the full-human ranking projected from the rank sets' joint region: the pairs "
+    "of runs surely ordered there count as they are, every other pair either way"
 )
 INTERVAL_METHOD = "95%: estimate ± t quantile (judged pairs of the run - 1 degrees of freedom) x se, clipped to [0, 1]"
 
@@ -125,7 +126,7 @@ def _rank_sets_and_tau(
     }
     if len(shown) < 2:
         return rank_set, None
-    tau = kendall_tau_interval(llm_only[shown], runs, rng=rng)
+    tau = kendall_tau_interval(llm_only[shown], runs.score, sets.surely_above)
     if np.isnan(tau.tau):
         return rank_set, None
     return rank_set, {"tau": tau.tau, "low": tau.low, "high": tau.high, "runs": len(shown)}
@@ -201,6 +202,7 @@ def budget_plan(
             }
             for p in plan(population, known=known, budgets=list(budgets), metric=metric, design=design)
         ]
+    comparison = _design_comparison(population, known=known, budgets=COMPARISON_BUDGETS)
     return {
         "label_sets": {"llm": llm_set.spec, "human": human_set.spec},
         "design": design,
@@ -210,4 +212,48 @@ def budget_plan(
         "known": int(known.sum()),
         "unit": "mean over runs of the expected 95% interval width of weighted precision / recall (first citations)",
         "curves": curves,
+        "designs": comparison,
     }
+
+
+COMPARISON_BUDGETS = (0.05, 0.1, 0.2)
+PLAN_DESIGNS = (Design.UNIFORM, Design.STRATIFIED, Design.ACTIVE)
+
+
+def _design_comparison(
+    population: Population, *, known: np.ndarray, budgets: tuple[float, ...]
+) -> list[dict[str, Any]]:
+    """Per design that needs no second LLM and budget: the expected mean 95% interval width of precision and
+    recall (`estimators.plan`), and the pairs uniform sampling would need for the same precision width."""
+    widths = {
+        (design, metric): plan(population, known=known, budgets=list(budgets), metric=metric, design=design)
+        for design in PLAN_DESIGNS
+        for metric in METRICS
+    }
+    rows = []
+    for design in PLAN_DESIGNS:
+        for at, budget in enumerate(budgets):
+            point = widths[(design, "precision")][at]
+            uniform = widths[(Design.UNIFORM, "precision")][at]
+            rows.append(
+                {
+                    "design": design.value,
+                    "label": design.label,
+                    "budget": budget,
+                    "pairs": point.units,
+                    "precision_width": point.width,
+                    "recall_width": widths[(design, "recall")][at].width,
+                    # the design variance goes as (1 - π) / π: the uniform share with this width
+                    "uniform_pairs_for_width": point.units
+                    / budget
+                    * _uniform_share(budget, uniform.width, point.width),
+                }
+            )
+    return rows
+
+
+def _uniform_share(budget: float, uniform_width: float, width: float) -> float:
+    if width <= 0 or budget >= 1:
+        return budget
+    odds = (1 - budget) / budget * (width / uniform_width) ** 2
+    return 1 / (1 + odds)

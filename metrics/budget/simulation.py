@@ -195,7 +195,7 @@ def _tally(
     llm = full_scores(population, metric=metric, human=False)
     target = float(kendall_tau(llm, truth))
     if not np.isnan(target):
-        tau = kendall_tau_interval(llm, runs, rng=rng)
+        tau = kendall_tau_interval(llm, runs.score, sets.surely_above)
         tallies["tc"].append(float(tau.low <= target <= tau.high))
 
 
