@@ -360,6 +360,15 @@ def full_scores(population: Population, *, metric: str, human: bool = True) -> n
 # --- planning before judging -------------------------------------------------------------------------------
 
 
+def _planned_probabilities(population: Population, *, budget: float, design: str, expected: np.ndarray) -> np.ndarray:
+    """A plan's π: the design's; for the active one from the expected squared residuals (`expected`), the units'
+    weights and runs (`active_probabilities`), as a draw learning from the same known labels would set them."""
+    if design != Design.ACTIVE:
+        return inclusion_probabilities(population.llm_code, budget=budget, design=design)
+    weight = (population.coefficients("precision") + population.coefficients("recall")) / 2
+    return active_probabilities(np.sqrt(expected), budget=budget, weight=weight, run=population.citation_run)
+
+
 @dataclass(frozen=True)
 class PlanPoint:
     budget: float  # share of the sampling units
@@ -407,14 +416,7 @@ def plan(
     n_units = len(np.unique(units))
     points = []
     for budget in budgets:
-        pi = (
-            np.full(len(c), budget)
-            if design == Design.ACTIVE
-            else inclusion_probabilities(population.llm_code, budget=budget, design=design)
-        )
-        if design == Design.ACTIVE:  # the units' weights and runs known, the error from the known labels
-            weight = (population.coefficients("precision") + population.coefficients("recall")) / 2
-            pi = active_probabilities(np.sqrt(expected), budget=budget, weight=weight, run=population.citation_run)
+        pi = _planned_probabilities(population, budget=budget, design=design, expected=expected)
         factor = (1 - pi) / np.maximum(pi, 1e-12)
         runs = population.citation_run
         variance = np.bincount(runs, weights=c**2 * factor * expected, minlength=population.n_runs)

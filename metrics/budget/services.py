@@ -60,17 +60,9 @@ def budget_sample_draw(
     n = len(frame.pair_id)
     missing = _unlabelled(frame, llm=llm_set, allowed=allow_unlabelled)
     budget = _budget_share(pairs=pairs, share=share, frame=n)
-    try:
-        pi = inclusion_probabilities(
-            frame.llm_code,
-            budget=budget,
-            design=design,
-            second_code=frame.second_code if second_set else None,
-            expected_error=_active_errors(campaign, frame, llm=llm_set, reference=reference, design=design),
-            weight=frame.weight,
-        )
-    except ValueError as error:
-        raise BudgetError(str(error)) from None
+    pi = _probabilities(
+        campaign, frame, llm=llm_set, budget=budget, design=design, second=second_set, reference=reference
+    )
     rng = np.random.default_rng(seed)
     drawn = poisson_sample(pi, rng)
     sample = BudgetSample.objects.create(
@@ -101,6 +93,30 @@ def _judging_sample_write(sample: BudgetSample, items: list[BudgetSampleItem]) -
         pairs=[(item.topic_id, item.pair_id) for item in items],
     )
     sample.save(update_fields=["sample"])
+
+
+def _probabilities(
+    campaign: Campaign,
+    frame: Frame,
+    *,
+    llm: LabelSet,
+    budget: float,
+    design: str,
+    second: LabelSet | None,
+    reference: str,
+) -> np.ndarray:
+    """The frame units' inclusion probabilities under the design (`estimators.inclusion_probabilities`)."""
+    try:
+        return inclusion_probabilities(
+            frame.llm_code,
+            budget=budget,
+            design=design,
+            second_code=frame.second_code if second else None,
+            expected_error=_active_errors(campaign, frame, llm=llm, reference=reference, design=design),
+            weight=frame.weight,
+        )
+    except ValueError as error:
+        raise BudgetError(str(error)) from None
 
 
 def _active_errors(

@@ -234,9 +234,7 @@ def test_the_sample_data_and_page_show_tau_and_the_plan_compares_designs(client,
     client.force_login(organizer)
 
     data = report.budget_estimates(sample=sample)
-    html = client.get(
-        f"/metrics/budget/{sample.pk}/?plan_human=nist/from_scratch&plan_llm=gpt-budget"
-    ).content.decode()
+    html = client.get(f"/metrics/budget/{sample.pk}/?plan_human=nist/from_scratch&plan_llm=gpt-budget").content.decode()
 
     for metric in report.METRICS:
         assert "kendall_tau_llm" in data["metrics"][metric]  # None here: the two runs tie in the truth and the LLM
