@@ -48,6 +48,8 @@ def test_the_commands_draw_assign_and_report(campaign):
     assert "alice: 2 from-scratch assignment(s)" in assigned
     assert f"LLM labels {LLM}/none; human labels campaign:budget-cli/from_scratch" in table
     assert data == report.budget_estimates(sample=sample)
+    assert "set: the rank set" in table
+    assert "Kendall's tau, LLM-only vs LLM+S ranking, precision:" in table
 
 
 def test_the_commands_refuse_bad_input_with_what_to_do(campaign):
