@@ -34,6 +34,7 @@ class SampleOutputSerializer(serializers.ModelSerializer[BudgetSample]):
             "campaign",
             "llm",
             "second_llm",
+            "reference",
             "design",
             "budget_pairs",
             "budget_share",

@@ -21,7 +21,6 @@ the form survey statistics calls the model-assisted difference estimator.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +38,8 @@ class Design(TextChoices):
     STRATIFIED = "stratified", "Stratified: more of the LLM's Partial labels"
     # more of the pairs where two LLM judges disagree (needs a second LLM set)
     DISAGREEMENT = "disagreement", "Weighted: more of the pairs where two LLM judges disagree"
+    # π from the LLM's expected error per pair and the pair's weight in the run scores (`active_probabilities`)
+    ACTIVE = "active", "Active: more of the pairs where the LLM's expected error weighs most"
 
 
 # The designs that need one LLM set: the ones a simulation or a plan can compare (in this order: the simulation's
@@ -101,12 +102,15 @@ def inclusion_probabilities(
     budget: float,
     design: str = Design.UNIFORM,
     second_code: np.ndarray | None = None,
+    expected_error: np.ndarray | None = None,
+    weight: np.ndarray | None = None,
 ) -> np.ndarray:
     """Each unit's inclusion probability, averaging `budget` (a share, 0 < budget ≤ 1) over the units.
 
     stratified: proportional to STRATIFIED_WEIGHTS by the LLM's label; disagreement: DISAGREEMENT_WEIGHT where
-    `second_code` (a second LLM's label) differs from `llm_code`, 1 elsewhere. Units that would pass 1 are taken
-    for sure and the rest scaled again, so the mean stays the budget."""
+    `second_code` (a second LLM's label) differs from `llm_code`, 1 elsewhere; active: `active_probabilities`
+    of `expected_error` (the LLM's expected error per unit, `expected_errors`) and `weight` (|c|). Units that would pass 1 are
+    taken for sure and the rest scaled again, so the mean stays the budget."""
     if not 0 < budget <= 1:
         raise ValueError("the budget is a share of the pairs, above 0 and at most 1")
     n = len(llm_code)
@@ -118,6 +122,12 @@ def inclusion_probabilities(
         if second_code is None:
             raise ValueError("the disagreement design needs a second LLM label set")
         raw = np.where(second_code != llm_code, DISAGREEMENT_WEIGHT, 1.0)
+    elif design == Design.ACTIVE:
+        if expected_error is None:
+            raise ValueError(
+                "the active design needs the LLM's expected error on each pair (a human label set to learn it from)"
+            )
+        return active_probabilities(expected_error, budget=budget, weight=weight)
     else:
         raise ValueError(f"unknown design {design!r} ({', '.join(Design.values)})")
     return _scaled(raw, budget)
@@ -174,6 +184,52 @@ def neyman_probabilities(
     floor = 0.1 * np.sqrt(pooled) if pooled > 0 else 1.0
     raw = np.maximum(np.sqrt(spread), floor) * (np.ones(len(strata)) if weight is None else np.abs(weight))
     return _scaled(np.maximum(raw, 1e-12), budget)
+
+
+ACTIVE_FLOOR = 0.1  # the share of the budget an active design spreads uniformly (every π > 0)
+
+
+def expected_errors(labels: np.ndarray, *, known: np.ndarray, residual: np.ndarray, shrink: float = 10.0) -> np.ndarray:
+    """Each unit's expected error of the LLM, √E[d²], from the units whose human label is `known`: the mean
+    squared `residual` of the known units with the same LLM label, shrunk toward the pooled mean with the
+    weight of `shrink` units (a label seen on 3 known units is mostly the pooled value)."""
+    if not known.any():
+        return np.ones(len(labels))
+    squared = np.where(known, residual, 0.0) ** 2
+    pooled = float(squared[known].mean())
+    expected = np.full(len(labels), pooled)
+    for label in np.unique(labels):
+        members = known & (labels == label)
+        expected[labels == label] = (squared[members].sum() + shrink * pooled) / (members.sum() + shrink)
+    return np.sqrt(expected)
+
+
+def active_probabilities(
+    expected_error: np.ndarray,
+    *,
+    budget: float,
+    weight: np.ndarray | None = None,
+    run: np.ndarray | None = None,
+    floor: float = ACTIVE_FLOOR,
+) -> np.ndarray:
+    """Each unit's inclusion probability in the active design (Zrnic & Candès, "Active Statistical Inference",
+    ICML 2024), averaging `budget`: π*_u ∝ |c_u| · e_u with e_u the LLM's expected error on the unit and c_u its
+    weight in the run scores (`weight`; 1 by default), mixed with uniform, π = (1 - floor) π* + floor · budget,
+    so that every unit can be drawn and a poor error model costs at most a factor 1 / floor in variance.
+
+    With `run` (each unit's run), π* minimizes the mean over runs of the interval width, Σ_r √V_r, rather than
+    the summed variance: the Lagrangian gives π*_u ∝ |c_u| e_u / V_r^¼, V_r the run's expected design variance
+    Σ_u∈r c_u² e_u² (1 - π_u) / π_u, found by a few fixed-point steps from the uniform design."""
+    if not 0 < budget <= 1:
+        raise ValueError("the budget is a share of the pairs, above 0 and at most 1")
+    raw = np.maximum(np.abs(np.ones(len(expected_error)) if weight is None else weight) * expected_error, 1e-12)
+    focused = _scaled(raw, budget)
+    if run is not None:
+        for _ in range(3):
+            pi = np.maximum(focused, 1e-9)
+            variance = np.bincount(run, weights=raw**2 * (1 - pi) / pi)
+            focused = _scaled(raw / np.maximum(variance[run], 1e-18) ** 0.25, budget)
+    return np.clip((1 - floor) * focused + floor * budget, 1e-9, 1.0)
 
 
 def poisson_sample(pi: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -301,86 +357,16 @@ def full_scores(population: Population, *, metric: str, human: bool = True) -> n
     return np.bincount(population.citation_run, weights=c * weights, minlength=population.n_runs)
 
 
-# --- the run ranking ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RankStep:
-    """Two runs next to each other in the estimated ranking, and how sure the sample makes their order."""
-
-    upper: int  # run index, estimated higher
-    lower: int
-    difference: float  # estimated score of upper less lower
-    se: float  # standard error of that difference (runs sharing drawn pairs covary: counted)
-    probability: float  # Φ(difference / se): the normal approximation's confidence that upper is above lower
-
-
-def ranking(
-    population: Population,
-    *,
-    sampled: np.ndarray,
-    pi: np.ndarray,
-    metric: str,
-    use_llm: bool = True,
-    calibrate: bool = True,
-    eligible: np.ndarray | None = None,
-) -> tuple[np.ndarray, list[RankStep]]:
-    """The runs by estimated score (highest first) and, for each adjacent two, the probability that they are
-    in the right order: the difference of their estimates is itself a difference estimate, whose variance sums
-    over drawn units (Σ (1 - π_u) (D_upper,u - D_lower,u)² / π_u², so a pair both runs hold counts once), and
-    the probability is Φ(difference / se) under the normal approximation. A step with se 0 (no drawn unit
-    tells the two runs apart) gets 1 or 0.5 by the sign of the difference. With `eligible` (a boolean per run:
-    those with an estimate to show), the eligible runs come first, so that a run without an estimate is never
-    ranked above one with."""
-    estimate = difference_estimate(
-        population, sampled=sampled, pi=pi, metric=metric, use_llm=use_llm, calibrate=calibrate
-    )
-    c = population.coefficients(metric)
-    _prediction, residual = _prediction_and_residual(
-        population, sampled=sampled, pi=pi, use_llm=use_llm, calibrate=calibrate
-    )
-    order = np.argsort(-estimate.score, kind="stable")
-    if eligible is not None:
-        order = np.concatenate([order[eligible[order]], order[~eligible[order]]])
-    runs, units = population.citation_run, population.units
-    steps = []
-    for upper, lower in itertools.pairwise(order):
-        signed = np.where(runs == upper, 1.0, 0.0) - np.where(runs == lower, 1.0, 0.0)
-        keep = sampled & (signed != 0)
-        unit_of, inverse = np.unique(units[keep], return_inverse=True)
-        sums = np.bincount(inverse, weights=(c * residual * signed)[keep], minlength=len(unit_of))
-        unit_pi = np.zeros(len(unit_of))
-        unit_pi[inverse] = pi[keep]
-        variance = float(np.sum((1 - unit_pi) * sums**2 / unit_pi**2)) if len(unit_of) else 0.0
-        difference = float(estimate.score[upper] - estimate.score[lower])
-        se = float(np.sqrt(variance))
-        probability = float(stats.norm.cdf(difference / se)) if se > 0 else (1.0 if difference > 0 else 0.5)
-        steps.append(RankStep(int(upper), int(lower), difference, se, probability))
-    return order, steps
-
-
-def rank_sets(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each run's set of ranks (1 = highest), as (best, worst) arrays, from simultaneous intervals: run r ranks
-    below every run whose interval lies wholly above its own and above every run whose interval lies wholly
-    below. If every run's score is in its interval (probability ≥ 1 - alpha for intervals at level 1 - alpha / runs,
-    Bonferroni: `rank_set_level`), every true rank is in its set: the rectangular joint region of Chatzi et
-    al., "Prediction-Powered Ranking of Large Language Models" (NeurIPS 2024), here on the run scores."""
-    above = (low[None, :] > high[:, None]).sum(axis=1)  # runs s surely above r
-    below = (high[None, :] < low[:, None]).sum(axis=1)  # runs s surely below r
-    return 1 + above, len(low) - below
-
-
-def rank_set_level(n_runs: int, *, alpha: float = 0.05) -> float:
-    """The level of each run's interval for rank sets that hold jointly with probability ≥ 1 - alpha (Bonferroni)."""
-    return 1 - alpha / max(n_runs, 1)
-
-
-def true_ranks(scores: np.ndarray) -> np.ndarray:
-    """Each run's rank by score, 1 = highest; tied runs share the best rank of their tie."""
-    return 1 + (scores[None, :] > scores[:, None]).sum(axis=1)
-
-
 # --- planning before judging -------------------------------------------------------------------------------
+
+
+def _planned_probabilities(population: Population, *, budget: float, design: str, expected: np.ndarray) -> np.ndarray:
+    """A plan's π: the design's; for the active one from the expected squared residuals (`expected`), the units'
+    weights and runs (`active_probabilities`), as a draw learning from the same known labels would set them."""
+    if design != Design.ACTIVE:
+        return inclusion_probabilities(population.llm_code, budget=budget, design=design)
+    weight = (population.coefficients("precision") + population.coefficients("recall")) / 2
+    return active_probabilities(np.sqrt(expected), budget=budget, weight=weight, run=population.citation_run)
 
 
 @dataclass(frozen=True)
@@ -430,7 +416,7 @@ def plan(
     n_units = len(np.unique(units))
     points = []
     for budget in budgets:
-        pi = inclusion_probabilities(population.llm_code, budget=budget, design=design)
+        pi = _planned_probabilities(population, budget=budget, design=design, expected=expected)
         factor = (1 - pi) / np.maximum(pi, 1e-12)
         runs = population.citation_run
         variance = np.bincount(runs, weights=c**2 * factor * expected, minlength=population.n_runs)

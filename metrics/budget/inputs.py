@@ -55,6 +55,12 @@ class BudgetDrawInput(serializers.Serializer[dict[str, Any]]):
     second_llm = serializers.CharField(
         required=False, default="", allow_blank=True, help_text="a second LLM label set (the disagreement design)"
     )
+    reference = serializers.CharField(
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="the active design: a human label set to learn the LLM's expected error from (e.g. nist/from_scratch)",
+    )
     budget = serializers.CharField(required=False, help_text=f"the budget as text: {BUDGET_HELP}")
     pairs = serializers.IntegerField(
         required=False,

@@ -21,6 +21,12 @@ class BudgetSample(models.Model):
     second_llm = models.CharField(
         max_length=128, blank=True, default="", help_text="A second LLM label set (the disagreement design)."
     )
+    reference = models.CharField(
+        max_length=128,
+        blank=True,
+        default="",
+        help_text="The human label set the active design learnt the LLM's expected error from (e.g. nist/from_scratch).",
+    )
     design = models.CharField(max_length=16, choices=Design.choices)
     budget_pairs = models.PositiveIntegerField(null=True, blank=True, help_text="The budget as a number of pairs.")
     budget_share = models.FloatField(null=True, blank=True, help_text="The budget as a share of the pairs.")
@@ -57,6 +63,10 @@ class BudgetSample(models.Model):
             models.CheckConstraint(
                 condition=~models.Q(design=Design.DISAGREEMENT) | ~models.Q(second_llm=""),
                 name="budgetsample_disagreement_has_second_llm",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(design=Design.ACTIVE) | ~models.Q(reference=""),
+                name="budgetsample_active_has_reference",
             ),
             models.CheckConstraint(
                 condition=models.Q(expected__gt=0) & models.Q(expected__lte=models.F("frame") + 1e-6),

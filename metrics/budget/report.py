@@ -18,11 +18,9 @@ from metrics.budget.estimators import (
     difference_estimate,
     full_scores,
     plan,
-    rank_set_level,
-    rank_sets,
-    ranking,
 )
 from metrics.budget.models import BudgetSample
+from metrics.budget.ranking import kendall_tau_interval, pairwise_rank_sets, ranking, run_unit_matrix
 from metrics.budget.selectors import budget_campaign_population, plan_population
 
 METRICS = ("precision", "recall")
@@ -30,6 +28,16 @@ UNIT = "runs' weighted precision and recall over the campaign's topics, from fir
 RANKING_METHOD = (
     "normal approximation of the estimated difference between the two runs: P = Φ(difference / se), the se "
     "summing over drawn pairs so that a pair both runs hold counts once"
+)
+RANK_SET_METHOD = (
+    "95% jointly for every run with an estimate (Chatzi et al. 2024): a run ranks below every run whose score "
+    "is surely higher, i.e. whose estimated difference exceeds q x its se, q calibrated on the maximum over all "
+    "pairs of runs (Gaussian draws of the estimates' covariance, seeded with the sample's seed)"
+)
+TAU_METHOD = (
+    "Kendall's tau-b between the LLM-only ranking and the LLM + sample ranking of the runs with an estimate; "
+    "95% interval for tau against the full-human ranking projected from the rank sets' joint region: the pairs "
+    "of runs surely ordered there count as they are, every other pair either way"
 )
 INTERVAL_METHOD = "95%: estimate ± t quantile (judged pairs of the run - 1 degrees of freedom) x se, clipped to [0, 1]"
 
@@ -61,16 +69,19 @@ def _interval(estimate: RunEstimates, at: int) -> dict[str, Any] | None:
 
 
 def _ranked_runs(
-    population: Population, *, runs: list[str], judged: np.ndarray, pi: np.ndarray, metric: str
-) -> list[dict[str, Any]]:
-    """One metric's runs, ranked by the LLM + sample estimate, each with its three figures and the probability
-    that it is above the next one."""
+    population: Population, *, runs: list[str], judged: np.ndarray, pi: np.ndarray, metric: str, seed: int
+) -> dict[str, Any]:
+    """One metric's runs, ranked by the LLM + sample estimate, each with its three figures, its rank set and the
+    probability that it is above the next one; and Kendall's τ between the LLM-only ranking and this one."""
     both = difference_estimate(population, sampled=judged, pi=pi, metric=metric)
     human_only = difference_estimate(population, sampled=judged, pi=pi, metric=metric, use_llm=False)
     llm_only = full_scores(population, metric=metric, human=False)
     # A run shows an estimate once MIN_JUDGED of its pairs are judged: those are ranked first, the others after.
-    order, steps = ranking(population, sampled=judged, pi=pi, metric=metric, eligible=both.drawn >= MIN_JUDGED)
-    rank_set = _rank_sets(population, judged=judged, pi=pi, metric=metric, eligible=both.drawn >= MIN_JUDGED)
+    eligible = both.drawn >= MIN_JUDGED
+    order, steps = ranking(population, sampled=judged, pi=pi, metric=metric, eligible=eligible)
+    rank_set, tau = _rank_sets_and_tau(
+        population, judged=judged, pi=pi, metric=metric, eligible=eligible, llm_only=llm_only, seed=seed
+    )
     rows = []
     for rank, at in enumerate(order.tolist(), start=1):
         rows.append(
@@ -89,19 +100,36 @@ def _ranked_runs(
         row["next_in_order_probability"] = step.probability if shown else None
     if rows:
         rows[-1]["next_in_order_probability"] = None
-    return rows
+    return {"runs": rows, "kendall_tau_llm": tau}
 
 
-def _rank_sets(
-    population: Population, *, judged: np.ndarray, pi: np.ndarray, metric: str, eligible: np.ndarray
-) -> dict[int, dict[str, int]]:
+def _rank_sets_and_tau(
+    population: Population,
+    *,
+    judged: np.ndarray,
+    pi: np.ndarray,
+    metric: str,
+    eligible: np.ndarray,
+    llm_only: np.ndarray,
+    seed: int,
+) -> tuple[dict[int, dict[str, int]], dict[str, float | int] | None]:
     """Per run with an estimate, its rank set among those runs ({"best", "worst"}, 1 = highest) that holds
-    jointly for all of them with probability ≥ 95% (`estimators.rank_sets`)."""
+    jointly for all of them with probability ≈ 95% (`ranking.pairwise_rank_sets`); and τ between the LLM-only
+    and the estimated ranking of those runs with its 95% interval (None: fewer than 2 runs, or τ undefined).
+    The Gaussian draws are seeded with the sample's seed, so the page shows the same sets each time."""
     shown = np.flatnonzero(eligible)
-    level = rank_set_level(len(shown))
-    joint = difference_estimate(population, sampled=judged, pi=pi, metric=metric, level=level)
-    best, worst = rank_sets(joint.low[shown], joint.high[shown])
-    return {int(at): {"best": int(b), "worst": int(w)} for at, b, w in zip(shown, best, worst, strict=True)}
+    runs = run_unit_matrix(population, sampled=judged, pi=pi, metric=metric).subset(shown)
+    rng = np.random.default_rng([seed, METRICS.index(metric)])
+    sets = pairwise_rank_sets(runs, rng=rng)
+    rank_set = {
+        int(at): {"best": int(b), "worst": int(w)} for at, b, w in zip(shown, sets.best, sets.worst, strict=True)
+    }
+    if len(shown) < 2:
+        return rank_set, None
+    tau = kendall_tau_interval(llm_only[shown], runs.score, sets.surely_above)
+    if np.isnan(tau.tau):
+        return rank_set, None
+    return rank_set, {"tau": tau.tau, "low": tau.low, "high": tau.high, "runs": len(shown)}
 
 
 def budget_estimates(*, sample: BudgetSample) -> dict[str, Any]:
@@ -112,7 +140,7 @@ def budget_estimates(*, sample: BudgetSample) -> dict[str, Any]:
     drawn_units = sample.items.count()
     judged_units = len(np.unique(found.citation_unit[judged]))
     per_metric = {
-        metric: {"runs": _ranked_runs(population, runs=found.runs, judged=judged, pi=pi, metric=metric)}
+        metric: _ranked_runs(population, runs=found.runs, judged=judged, pi=pi, metric=metric, seed=sample.seed)
         for metric in METRICS
     }
     return {
@@ -129,6 +157,8 @@ def budget_estimates(*, sample: BudgetSample) -> dict[str, Any]:
         "unit": UNIT,
         "interval": INTERVAL_METHOD,
         "ranking_method": RANKING_METHOD,
+        "rank_set_method": RANK_SET_METHOD,
+        "kendall_tau_method": TAU_METHOD,
         "frame_pairs": sample.frame,
         "drawn_pairs": drawn_units,
         "judged_pairs": judged_units,
@@ -172,6 +202,7 @@ def budget_plan(
             }
             for p in plan(population, known=known, budgets=list(budgets), metric=metric, design=design)
         ]
+    comparison = _design_comparison(population, known=known, budgets=COMPARISON_BUDGETS)
     return {
         "label_sets": {"llm": llm_set.spec, "human": human_set.spec},
         "design": design,
@@ -181,4 +212,48 @@ def budget_plan(
         "known": int(known.sum()),
         "unit": "mean over runs of the expected 95% interval width of weighted precision / recall (first citations)",
         "curves": curves,
+        "designs": comparison,
     }
+
+
+COMPARISON_BUDGETS = (0.05, 0.1, 0.2)
+PLAN_DESIGNS = (Design.UNIFORM, Design.STRATIFIED, Design.ACTIVE)
+
+
+def _design_comparison(
+    population: Population, *, known: np.ndarray, budgets: tuple[float, ...]
+) -> list[dict[str, Any]]:
+    """Per design that needs no second LLM and budget: the expected mean 95% interval width of precision and
+    recall (`estimators.plan`), and the pairs uniform sampling would need for the same precision width."""
+    widths = {
+        (design, metric): plan(population, known=known, budgets=list(budgets), metric=metric, design=design)
+        for design in PLAN_DESIGNS
+        for metric in METRICS
+    }
+    rows = []
+    for design in PLAN_DESIGNS:
+        for at, budget in enumerate(budgets):
+            point = widths[(design, "precision")][at]
+            uniform = widths[(Design.UNIFORM, "precision")][at]
+            rows.append(
+                {
+                    "design": design.value,
+                    "label": design.label,
+                    "budget": budget,
+                    "pairs": point.units,
+                    "precision_width": point.width,
+                    "recall_width": widths[(design, "recall")][at].width,
+                    # the design variance goes as (1 - π) / π: the uniform share with this width
+                    "uniform_pairs_for_width": point.units
+                    / budget
+                    * _uniform_share(budget, uniform.width, point.width),
+                }
+            )
+    return rows
+
+
+def _uniform_share(budget: float, uniform_width: float, width: float) -> float:
+    if width <= 0 or budget >= 1:
+        return budget
+    odds = (1 - budget) / budget * (width / uniform_width) ** 2
+    return 1 / (1 + odds)

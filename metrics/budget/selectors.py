@@ -14,7 +14,7 @@ from judging.label_set_names import LabelSetKind, LabelSetName
 from judging.labels import CitationLabels, LabelSet, label_set_get
 from judging.models import Assignment, Campaign, CampaignPair, Condition, Judgment
 from judging.scope import Scope, scope_for
-from metrics.budget.estimators import Population
+from metrics.budget.estimators import Population, _calibrated, expected_errors
 from metrics.budget.models import BudgetSample, BudgetSampleItem
 from metrics.material import Material, labels_get, material_get
 
@@ -27,6 +27,7 @@ class Frame:
     pair_id: np.ndarray
     llm_code: np.ndarray  # the LLM set's label on the pair (its context citation's, else any of its citations')
     second_code: np.ndarray  # the second LLM set's (-1: none, or no second set)
+    weight: np.ndarray  # the pair's weight in the run scores: Σ over its citations of (c_precision + c_recall) / 2
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def _pool_citations(campaign: Campaign) -> tuple[Material, np.ndarray, np.ndarra
 def frame_get(*, campaign: Campaign, llm: LabelSet, second_llm: LabelSet | None = None) -> Frame:
     """The sampling frame: one unit per pool pair of the campaign's topics, with the LLM's label on it. A unit's
     label is that of the first of its citations the set labels (platform labels are per pair, so all agree)."""
-    material, positions, _topics, unit, pool = _pool_citations(campaign)
+    material, positions, topics, unit, pool = _pool_citations(campaign)
     codes = labels_get(llm, material).codes[positions]
     second = labels_get(second_llm, material).codes[positions] if second_llm is not None else None
 
@@ -90,7 +91,20 @@ def frame_get(*, campaign: Campaign, llm: LabelSet, second_llm: LabelSet | None 
         pair_id=pool[:, 1],
         llm_code=per_unit(codes),
         second_code=per_unit(second) if second is not None else np.full(len(pool), -1, dtype=np.int64),
+        weight=_unit_weights(material, positions=positions, unit=unit, units=len(pool), topics=len(np.unique(topics))),
     )
+
+
+def _unit_weights(
+    material: Material, *, positions: np.ndarray, unit: np.ndarray, units: int, topics: int
+) -> np.ndarray:
+    """Each frame unit's weight in the run scores (`Population.coefficients`, summed over its citations): a pair
+    cited by a short answer weighs more than one of a long answer (the active design's |c|)."""
+    _runs, _topics, sentences = material.answer_columns
+    answer = material.citation_answer_position[positions]
+    judged = np.bincount(answer, minlength=len(sentences)).astype(float)
+    per_citation = (1 / np.maximum(judged[answer], 1) + 1 / np.maximum(sentences[answer], 1)) / (2 * max(topics, 1))
+    return np.bincount(unit, weights=per_citation, minlength=units)
 
 
 def _judged_units(
@@ -172,6 +186,22 @@ def budget_campaign_population(*, sample: BudgetSample) -> tuple[CampaignPopulat
         np.where(judged, effective_pi[unit], 0.0),
         human,
     )
+
+
+def llm_expected_errors(*, llm: LabelSet, reference: LabelSet, scope: Scope) -> dict[int, float]:
+    """The LLM's expected error per label code (-1: no label), √E[d²], from the first citations in `scope` that
+    `reference` (human labels already made) labels beside the LLM (`estimators.expected_errors`: residuals
+    against the LLM recalibrated on them, each label shrunk toward the pooled value)."""
+    population, known, _runs, _topics = plan_population(llm=llm, human=reference, scope=scope)
+    known &= population.llm_code >= 0
+    if known.sum() < 10:
+        raise ValueError(
+            f"{reference.spec} labels fewer than 10 first citations beside {llm.spec}: nothing to learn from"
+        )
+    human = np.nan_to_num(population.human_weights())
+    residual = human - _calibrated(population.llm_weights(), human, known, np.ones(len(human)))
+    error = expected_errors(population.llm_code, known=known, residual=residual)
+    return {int(code): float(error[population.llm_code == code][0]) for code in np.unique(population.llm_code)}
 
 
 def plan_label_sets(sets: list[LabelSet]) -> list[str]:

@@ -16,9 +16,10 @@ from judging.blindness import BlindnessViolation
 from judging.label_set_names import LabelSetError
 from judging.labels import LabelSet, label_set_get
 from judging.models import Assignment, Campaign, Condition, JudgeKind
+from judging.scope import scope_for
 from metrics.budget.estimators import Design, inclusion_probabilities, poisson_sample
 from metrics.budget.models import BudgetSample, BudgetSampleItem
-from metrics.budget.selectors import Frame, frame_get
+from metrics.budget.selectors import Frame, frame_get, llm_expected_errors
 
 
 class BudgetError(ValueError):
@@ -34,13 +35,15 @@ def budget_sample_draw(
     pairs: int | None = None,
     share: float | None = None,
     second_llm: str = "",
+    reference: str = "",
     seed: int = 0,
     allow_unlabelled: bool = False,
     created_by: User | None = None,
 ) -> BudgetSample:
     """Draw the human sample of a campaign whose pairs all have a label from the `llm` set: Poisson sampling,
     each (topic, pair) of the pool independently with its inclusion probability (uniform, stratified toward the
-    LLM's Partial labels, or weighted toward pairs where `second_llm` disagrees), averaging the budget (`pairs`,
+    LLM's Partial labels, weighted toward pairs where `second_llm` disagrees, or active: toward the pairs where
+    the LLM's expected error, learnt from the human set `reference`, times the pair's weight is largest), averaging the budget (`pairs`,
     or `share` of the pool). The generator is numpy's, seeded with `seed`; the probabilities and the seed are
     stored, so the draw can be repeated and the estimates know the design. Each topic's queue order is shuffled
     with the same generator.
@@ -57,21 +60,16 @@ def budget_sample_draw(
     n = len(frame.pair_id)
     missing = _unlabelled(frame, llm=llm_set, allowed=allow_unlabelled)
     budget = _budget_share(pairs=pairs, share=share, frame=n)
-    try:
-        pi = inclusion_probabilities(
-            frame.llm_code,
-            budget=budget,
-            design=design,
-            second_code=frame.second_code if second_set else None,
-        )
-    except ValueError as error:
-        raise BudgetError(str(error)) from None
+    pi = _probabilities(
+        campaign, frame, llm=llm_set, budget=budget, design=design, second=second_set, reference=reference
+    )
     rng = np.random.default_rng(seed)
     drawn = poisson_sample(pi, rng)
     sample = BudgetSample.objects.create(
         campaign=campaign,
         llm=llm_set.spec,
         second_llm=second_set.spec if second_set else "",
+        reference=label_set_get(reference).spec if design == Design.ACTIVE else "",
         design=design,
         budget_pairs=pairs,
         budget_share=share,
@@ -95,6 +93,51 @@ def _judging_sample_write(sample: BudgetSample, items: list[BudgetSampleItem]) -
         pairs=[(item.topic_id, item.pair_id) for item in items],
     )
     sample.save(update_fields=["sample"])
+
+
+def _probabilities(
+    campaign: Campaign,
+    frame: Frame,
+    *,
+    llm: LabelSet,
+    budget: float,
+    design: str,
+    second: LabelSet | None,
+    reference: str,
+) -> np.ndarray:
+    """The frame units' inclusion probabilities under the design (`estimators.inclusion_probabilities`)."""
+    try:
+        return inclusion_probabilities(
+            frame.llm_code,
+            budget=budget,
+            design=design,
+            second_code=frame.second_code if second else None,
+            expected_error=_active_errors(campaign, frame, llm=llm, reference=reference, design=design),
+            weight=frame.weight,
+        )
+    except ValueError as error:
+        raise BudgetError(str(error)) from None
+
+
+def _active_errors(
+    campaign: Campaign, frame: Frame, *, llm: LabelSet, reference: str, design: str
+) -> np.ndarray | None:
+    """The active design's expected LLM error per frame unit, learnt from `reference` (human labels already made)
+    on the campaign's first citations, else on everything loaded (`selectors.llm_expected_errors`)."""
+    if design != Design.ACTIVE:
+        return None
+    if not reference:
+        raise BudgetError("the active design needs a human label set to learn the LLM's errors from (reference)")
+    try:
+        reference_set = label_set_get(reference)
+        try:
+            by_code = llm_expected_errors(llm=llm, reference=reference_set, scope=scope_for(campaign=campaign, depth=1))
+        except ValueError:
+            by_code = llm_expected_errors(llm=llm, reference=reference_set, scope=scope_for(depth=1))
+    except (LabelSetError, ValueError) as error:
+        raise BudgetError(str(error)) from None
+    pooled = float(np.mean(list(by_code.values())))
+    return np.array([by_code.get(int(code), pooled) for code in frame.llm_code])
 
 
 def _label_sets(*, llm: str, second_llm: str, design: str) -> tuple[LabelSet, LabelSet | None]:

@@ -15,20 +15,22 @@ from metrics.budget.estimators import (
     IntervalKind,
     Population,
     _calibrated,
+    active_probabilities,
     difference_estimate,
+    expected_errors,
     full_scores,
     inclusion_probabilities,
     neyman_probabilities,
     poisson_sample,
-    rank_set_level,
-    rank_sets,
-    true_ranks,
 )
+from metrics.budget.ranking import kendall_tau, kendall_tau_interval, pairwise_rank_sets, run_unit_matrix, true_ranks
 
-# The designs a simulation compares, in this order (each design's generator is seeded with its place here).
-SIMULATION_DESIGNS = (Design.UNIFORM.value, Design.STRATIFIED.value, "neyman")
 NEYMAN = "neyman"  # stratified by the LLM's label, Neyman allocation from a pilot (`neyman_draw`)
+# The designs a simulation compares, in this order (each design's generator is seeded with its place here).
+SIMULATION_DESIGNS = (Design.UNIFORM.value, Design.STRATIFIED.value, NEYMAN, Design.ACTIVE.value)
+PILOT_DESIGNS = (NEYMAN, Design.ACTIVE.value)  # drawn anew each repeat: a pilot first
 PILOT_SHARE = 0.1  # the pilot's share of a Neyman draw's budget
+ACTIVE_PILOT_SHARE = 0.05  # the pilot's share of an active draw's budget (its labels count in the estimate)
 
 
 def neyman_draw(population: Population, *, budget: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -49,6 +51,26 @@ def neyman_draw(population: Population, *, budget: float, rng: np.random.Generat
     return pi, pilot
 
 
+def active_draw(population: Population, *, budget: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(π, sampled) of an active draw (`estimators.active_probabilities`): a uniform pilot of ACTIVE_PILOT_SHARE
+    of the budget is judged first; the LLM's expected error per label is learnt from it (`expected_errors`,
+    residuals against the LLM recalibrated on the pilot), and the rest of the budget is drawn from the other
+    units with π ∝ |c| · expected error / V_run^¼, mixed with uniform. The estimate is conditional on the
+    pilot: its units are known (π = 1 given the pilot) and the rest carry their π, fixed given the pilot, so
+    it is unbiased and every judgment counts (unlike `neyman_draw`, whose pilot is only spent)."""
+    n = len(population.answer)
+    pilot = rng.random(n) < ACTIVE_PILOT_SHARE * budget
+    human = np.nan_to_num(population.human_weights())
+    residual = human - _calibrated(population.llm_weights(), human, pilot, np.ones(n))
+    error = expected_errors(population.llm_code, known=pilot, residual=residual)
+    weight = (population.coefficients("precision") + population.coefficients("recall")) / 2
+    rest = ~pilot
+    pi = np.ones(n)
+    share = min(1.0, (1 - ACTIVE_PILOT_SHARE) * budget * n / max(int(rest.sum()), 1))
+    pi[rest] = active_probabilities(error[rest], budget=share, weight=weight[rest], run=population.citation_run[rest])
+    return pi, pilot | poisson_sample(np.where(rest, pi, 0.0), rng)
+
+
 @dataclass(frozen=True)
 class SimulationRow:
     budget: float
@@ -67,6 +89,9 @@ class SimulationRow:
     judged_share: float  # the share of citations actually drawn, on average
     rank_set_coverage: float | None = None  # share of draws whose rank sets (95% jointly) hold every true rank
     rank_set_size: float | None = None  # mean size of a run's rank set (1: its rank is certain)
+    tau_interval_coverage: float | None = (
+        None  # share of draws whose τ(LLM only, estimate) interval holds τ(LLM, truth)
+    )
 
 
 def simulate(
@@ -87,18 +112,20 @@ def simulate(
         for design in designs:
             for budget in budgets:
                 rng = np.random.default_rng([seed, round(budget * 1e6), SIMULATION_DESIGNS.index(design)])
-                pi = pilot = np.zeros(0)
-                if design != NEYMAN:
+                pi = np.zeros(0)
+                if design not in PILOT_DESIGNS:
                     pi = inclusion_probabilities(population.llm_code, budget=budget, design=design)
                 tallies: dict[str, list[float]] = {
-                    k: [] for k in ("cov", "w", "wh", "covh", "e", "eh", "t", "th", "n", "rc", "rs")
+                    k: [] for k in ("cov", "w", "wh", "covh", "e", "eh", "t", "th", "n", "rc", "rs", "tc")
                 }
+                ranks_rng = np.random.default_rng([seed, round(budget * 1e6), SIMULATION_DESIGNS.index(design), 1])
                 for _ in range(repeats):
-                    if design == NEYMAN:
-                        pi, pilot = neyman_draw(population, budget=budget, rng=rng)
-                    sampled = poisson_sample(pi, rng)
-                    _tally(tallies, population, sampled=sampled, pi=pi, metric=metric, truth=truth, interval=interval)
-                    tallies["n"].append(float((sampled | pilot).mean() if len(pilot) else sampled.mean()))
+                    drawn_pi, sampled, judged = _draw(population, design=design, budget=budget, pi=pi, rng=rng)
+                    _tally(
+                        tallies, population, sampled=sampled, pi=drawn_pi, metric=metric, truth=truth,
+                        interval=interval, rng=ranks_rng,
+                    )  # fmt: skip
+                    tallies["n"].append(float(judged.mean()))
                 rows.append(
                     SimulationRow(
                         budget=budget,
@@ -111,15 +138,31 @@ def simulate(
                         coverage_human_only=float(np.mean(tallies["covh"])),
                         mae=float(np.mean(tallies["e"])),
                         mae_human_only=float(np.mean(tallies["eh"])),
-                        tau=float(np.nanmean(tallies["t"])),
-                        tau_human_only=float(np.nanmean(tallies["th"])),
+                        tau=_nanmean(tallies["t"]),
+                        tau_human_only=_nanmean(tallies["th"]),
                         tau_llm_only=tau_llm,
                         judged_share=float(np.mean(tallies["n"])),
                         rank_set_coverage=float(np.mean(tallies["rc"])),
                         rank_set_size=float(np.mean(tallies["rs"])),
+                        tau_interval_coverage=float(np.mean(tallies["tc"])) if tallies["tc"] else None,
                     )
                 )
     return rows
+
+
+def _draw(
+    population: Population, *, design: str, budget: float, pi: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One draw of a design: (π, the units the estimate uses, every unit judged: the estimate's and a spent pilot's)."""
+    if design == NEYMAN:
+        pi, pilot = neyman_draw(population, budget=budget, rng=rng)
+        sampled = poisson_sample(pi, rng)
+        return pi, sampled, sampled | pilot
+    if design == Design.ACTIVE:
+        pi, sampled = active_draw(population, budget=budget, rng=rng)
+        return pi, sampled, sampled
+    sampled = poisson_sample(pi, rng)
+    return pi, sampled, sampled
 
 
 def _tally(
@@ -131,8 +174,9 @@ def _tally(
     metric: str,
     truth: np.ndarray,
     interval: str,
+    rng: np.random.Generator,
 ) -> None:
-    """One draw's figures against the truth: LLM + sample, human only, and the rank sets (95% jointly)."""
+    """One draw's figures against the truth: LLM + sample, human only, and the rank sets (95% jointly, pairwise) and the τ interval."""
     both = difference_estimate(population, sampled=sampled, pi=pi, metric=metric, interval=interval)
     human = difference_estimate(population, sampled=sampled, pi=pi, metric=metric, use_llm=False, interval=interval)
     tallies["cov"].append(float(np.mean((both.low <= truth) & (truth <= both.high))))
@@ -143,12 +187,33 @@ def _tally(
     tallies["eh"].append(float(np.mean(np.abs(human.score - truth))))
     tallies["t"].append(float(stats.kendalltau(both.score, truth).statistic))
     tallies["th"].append(float(stats.kendalltau(human.score, truth).statistic))
-    level = rank_set_level(population.n_runs)
-    joint = difference_estimate(population, sampled=sampled, pi=pi, metric=metric, level=level, interval=interval)
-    best, worst = rank_sets(joint.low, joint.high)
+    runs = run_unit_matrix(population, sampled=sampled, pi=pi, metric=metric)
+    sets = pairwise_rank_sets(runs, rng=rng)
     ranks = true_ranks(truth)
-    tallies["rc"].append(float(np.all((best <= ranks) & (ranks <= worst))))
-    tallies["rs"].append(float(np.mean(worst - best + 1)))
+    tallies["rc"].append(float(np.all((sets.best <= ranks) & (ranks <= sets.worst))))
+    tallies["rs"].append(float(np.mean(sets.worst - sets.best + 1)))
+    llm = full_scores(population, metric=metric, human=False)
+    target = float(kendall_tau(llm, truth))
+    if not np.isnan(target):
+        tau = kendall_tau_interval(llm, runs.score, sets.surely_above)
+        tallies["tc"].append(float(tau.low <= target <= tau.high))
+
+
+def _nanmean(values: list[float]) -> float:
+    """The mean of the defined values; NaN (no warning) when none is: τ is undefined when a ranking ties every run."""
+    defined = [v for v in values if not np.isnan(v)]
+    return float(np.mean(defined)) if defined else float("nan")
+
+
+def json_safe(value: Any) -> Any:
+    """`value` with every NaN or infinite float as None: JSON has no NaN (json.dumps would write an invalid `NaN`)."""
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value
 
 
 def judgments_for_width(row: SimulationRow, *, units: int, target_width: float) -> float:

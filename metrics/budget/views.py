@@ -142,7 +142,9 @@ def sample(request: HttpRequest, sample_id: int) -> HttpResponse:
         {
             "sample": sample,
             "estimates": estimates,
-            "metric_rows": [(m, estimates["metrics"][m]["runs"]) for m in report.METRICS],
+            "metric_rows": [
+                (m, estimates["metrics"][m]["runs"], estimates["metrics"][m]["kendall_tau_llm"]) for m in report.METRICS
+            ],
             "topics": budget_selectors.budget_sample_topics(sample=sample),
             "assessors": ASSESSORS.values_list("username", flat=True),
             "assignments": budget_selectors.budget_sample_assignments(sample=sample),

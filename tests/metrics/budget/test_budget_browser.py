@@ -92,3 +92,32 @@ def test_an_organizer_draws_and_assigns_a_sample_an_assessor_judges_it_and_the_e
     assert _cell(page, "precision", run_id, "ppi") != "—"
     page.screenshot(path=f"{SHOTS}/budget-sample.png", full_page=False)
     page.screenshot(path=f"{SHOTS}/budget-sample-full.png", full_page=True)
+
+
+@pytest.mark.parametrize("width", [1366, 1024])
+def test_the_sample_page_and_the_plan_page_fit_the_screen(live_server, page, width):
+    # given a sample with judged pairs (rank sets, τ) and human labels to plan from (the designs compared)
+    from tests.metrics.budget.test_budget_figures import overdrawn_sample_judged
+
+    campaign = study_campaign_build(pairs_per_topic=(30, 12), runs=2, name="budget-fit")
+    study_labels_seed(campaign, human="nist", llm="gpt-budget")
+    sample = overdrawn_sample_judged(campaign)
+    OrganizerFactory(username="olga")
+    page.set_viewport_size({"width": width, "height": 768})
+    browser_login(page, live_server, "olga")
+    plan = "plan_human=nist/from_scratch&plan_llm=gpt-budget/none"
+
+    for name, url in (
+        ("sample", f"/metrics/budget/{sample.pk}/?{plan}"),
+        ("plan", f"/metrics/budget/?campaign={campaign.name}&{plan}"),
+    ):
+        # when
+        page.goto(f"{live_server.url}{url}")
+
+        # then: the rank sets, τ and the design comparison are there, and nothing runs off the side
+        assert page.locator("#budget-designs tbody tr").count() == 9
+        if name == "sample":
+            assert page.locator("td.rank-set").count() == 4
+            assert "Kendall's τ" in page.inner_text("body")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        page.screenshot(path=f"{SHOTS}/budget-{name}-{width}.png", full_page=True)

@@ -48,6 +48,8 @@ def test_the_commands_draw_assign_and_report(campaign):
     assert "alice: 2 from-scratch assignment(s)" in assigned
     assert f"LLM labels {LLM}/none; human labels campaign:budget-cli/from_scratch" in table
     assert data == report.budget_estimates(sample=sample)
+    assert "set: the rank set" in table
+    assert "Kendall's tau, LLM-only vs LLM+S ranking, precision:" in table
 
 
 def test_the_commands_refuse_bad_input_with_what_to_do(campaign):
@@ -164,3 +166,27 @@ def test_a_bad_budget_is_the_same_error_on_the_page_and_the_api(campaign, client
     assert both.status_code == 400
     assert list(both.json()) == ["budget"]
     assert not BudgetSample.objects.exists()
+
+
+def test_the_api_and_the_command_draw_an_active_sample_and_refuse_one_without_reference(campaign):
+    client = APIClient()
+    client.force_authenticate(OrganizerFactory(username="olga"))
+    draw = {"campaign": "budget-cli", "llm": LLM, "share": 0.5, "design": "active"}
+
+    refused = client.post("/api/budget/samples/", draw, format="json")
+    made = client.post("/api/budget/samples/", {**draw, "reference": "nist-cli/from_scratch"}, format="json")
+    printed = _call(
+        "budget_draw", "budget-cli", "--llm", LLM, "--budget", "50%", "--design", "active",
+        "--reference", "nist-cli/from_scratch",
+    )  # fmt: skip
+    plan = _call("budget_plan", "--llm", LLM, "--human", "nist-cli", "--campaign", "budget-cli")
+
+    assert refused.status_code == 400
+    assert "learn the LLM's errors" in refused.json()["detail"]
+    assert made.status_code == 201
+    assert made.json()["design"] == "active"
+    assert made.json()["reference"] == "nist-cli/from_scratch"
+    assert "design active" in printed
+    assert "uniform pairs for P width" in plan
+    with pytest.raises(CommandError, match="learn the LLM's errors"):
+        _call("budget_draw", "budget-cli", "--llm", LLM, "--budget", "50%", "--design", "active")

@@ -19,10 +19,8 @@ from metrics.budget.estimators import (
     inclusion_probabilities,
     neyman_probabilities,
     poisson_sample,
-    rank_set_level,
-    rank_sets,
-    true_ranks,
 )
+from metrics.budget.ranking import intervals_above, rank_sets, true_ranks
 from metrics.budget.simulation import SimulationRow, judgments_for_width, neyman_draw, simulate
 from tests.factories import study_campaign_build, study_labels_seed
 from tests.metrics.budget.test_budget_estimators import _synthetic
@@ -192,13 +190,12 @@ def test_a_rank_set_spans_the_runs_whose_intervals_overlap_its_own():
     low, high = np.array([0.8, 0.5, 0.4, 0.1]), np.array([0.9, 0.7, 0.6, 0.45])
 
     # when
-    best, worst = rank_sets(low, high)
+    best, worst = rank_sets(intervals_above(low, high))
 
     # then
     assert best.tolist() == [1, 2, 2, 3]
     assert worst.tolist() == [1, 3, 4, 4]
     assert true_ranks(np.array([0.3, 0.5, 0.5, 0.1])).tolist() == [3, 1, 1, 4]
-    assert rank_set_level(45, alpha=0.1) == pytest.approx(1 - 0.1 / 45)
 
 
 def test_the_rank_sets_hold_every_true_rank_jointly_in_simulation():

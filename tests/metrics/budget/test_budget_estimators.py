@@ -16,8 +16,8 @@ from metrics.budget.estimators import (
     inclusion_probabilities,
     plan,
     poisson_sample,
-    ranking,
 )
+from metrics.budget.ranking import ranking
 
 
 def _synthetic(seed: int = 0, runs: int = 6, topics: int = 8, per_answer: int = 40) -> Population:

@@ -13,7 +13,8 @@ from judging.models import CampaignPair, Condition
 from judging.pool import assignment_pending
 from judging.tokens import submission_token
 from metrics.budget import report
-from metrics.budget.estimators import Population, ranking
+from metrics.budget.estimators import Population
+from metrics.budget.ranking import ranking
 from metrics.budget.services import budget_assign, budget_sample_draw
 from tests.factories import UserFactory, study_campaign_build, study_labels_seed
 

@@ -1,4 +1,4 @@
-"""python manage.py budget_draw CAMPAIGN --llm opus-4.8-nist --budget 10% [--design uniform|stratified|disagreement]"""
+"""python manage.py budget_draw CAMPAIGN --llm opus-4.8-nist --budget 10% [--design uniform|stratified|disagreement|active]"""
 
 from __future__ import annotations
 
@@ -24,6 +24,11 @@ class Command(BaseCommand):
         parser.add_argument("--budget", required=True, help=BUDGET_HELP.replace("%", "%%"))
         parser.add_argument("--design", choices=Design.values, default=Design.UNIFORM)
         parser.add_argument("--second-llm", default="", help="a second LLM label set (the disagreement design)")
+        parser.add_argument(
+            "--reference",
+            default="",
+            help="the active design: human labels to learn the LLM's errors from (e.g. nist/from_scratch)",
+        )
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--allow-unlabelled", action="store_true", help="draw even if some pairs have no LLM label")
 
@@ -35,6 +40,7 @@ class Command(BaseCommand):
                 "budget": options["budget"],
                 "design": options["design"],
                 "second_llm": options["second_llm"],
+                "reference": options["reference"],
                 "seed": options["seed"],
                 "allow_unlabelled": options["allow_unlabelled"],
             }

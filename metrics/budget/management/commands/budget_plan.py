@@ -55,3 +55,14 @@ class Command(BaseCommand):
                 f"{r['width']:>8.4f} {r['width_human_only']:>8.4f}"
             )
         w(f"Unit: {data['unit']}; P precision, R recall, HO human only; normal quantile.")
+        _designs_table(w, data["designs"])
+
+
+def _designs_table(w: Any, designs: list[dict[str, Any]]) -> None:
+    """The designs compared: expected mean widths per design and budget, and the uniform pairs for the same width."""
+    w(f"\n{'design':<11} {'budget':>6} {'pairs':>7} {'P width':>8} {'R width':>8} {'uniform pairs for P width':>26}")
+    for d in designs:
+        w(
+            f"{d['design']:<11} {d['budget']:>6.2f} {d['pairs']:>7.0f} {d['precision_width']:>8.4f} "
+            f"{d['recall_width']:>8.4f} {d['uniform_pairs_for_width']:>26.0f}"
+        )

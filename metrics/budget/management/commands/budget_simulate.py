@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judging.management.arguments import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
 from metrics.budget.estimators import ONE_LLM_DESIGNS, IntervalKind
 from metrics.budget.selectors import budget_population
-from metrics.budget.simulation import SIMULATION_DESIGNS, design_rows, judgments_for_width, simulate
+from metrics.budget.simulation import SIMULATION_DESIGNS, design_rows, json_safe, judgments_for_width, simulate
 
 
 class Command(BaseCommand):
@@ -34,7 +35,7 @@ class Command(BaseCommand):
             nargs="+",
             choices=SIMULATION_DESIGNS,
             default=None,
-            help="the designs to compare (instead of --design); neyman draws a pilot from its budget first",
+            help="the designs to compare (instead of --design); neyman and active draw a pilot from their budget first",
         )
         parser.add_argument(
             "--target-width",
@@ -87,7 +88,7 @@ class Command(BaseCommand):
                 "target_width": options["target_width"],
                 "rows": design_rows(rows, units=population.n_units, target_width=options["target_width"]),
             }
-            self.stdout.write(json.dumps(payload, indent=2))
+            self.stdout.write(json.dumps(json_safe(payload), indent=2, allow_nan=False))
             return
         w = self.stdout.write
         w(
@@ -96,22 +97,28 @@ class Command(BaseCommand):
         )
         w(
             f"{'metric':<9} {'design':<10} {'budget':>6} {'drawn':>6} {'cover':>6} {'cov.HO':>6} {'width':>7} "
-            f"{'w.HO':>7} {'MAE':>7} {'MAE.HO':>7} {'tau':>6} {'tau.HO':>6} {'tau.LLM':>7} {'n@width':>7}"
+            f"{'w.HO':>7} {'MAE':>7} {'MAE.HO':>7} {'tau':>6} {'tau.HO':>6} {'tau.LLM':>7} {'n@width':>7} {'rs.cov':>6} {'rs.size':>7}"
         )
         for r in rows:
             w(
                 f"{r.metric:<9} {r.design:<10} {r.budget:>6.2f} {r.judged_share:>6.3f} {r.coverage:>6.3f} "
                 f"{r.coverage_human_only:>6.3f} {r.width:>7.4f} {r.width_human_only:>7.4f} {r.mae:>7.4f} "
-                f"{r.mae_human_only:>7.4f} {r.tau:>6.3f} {r.tau_human_only:>6.3f} {r.tau_llm_only:>7.3f} "
-                f"{judgments_for_width(r, units=population.n_units, target_width=options['target_width']):>7.0f}"
+                f"{r.mae_human_only:>7.4f} {_num(r.tau, 6)} {_num(r.tau_human_only, 6)} {_num(r.tau_llm_only, 7)} "
+                f"{judgments_for_width(r, units=population.n_units, target_width=options['target_width']):>7.0f} "
+                f"{_num(r.rank_set_coverage, 6)} {_num(r.rank_set_size, 7)}"
             )
         quantile = (
             "t quantile, drawn citations of the run - 1 d.f." if options["interval"] == IntervalKind.T else "1.96"
         )
         w(
             f"n@width: human judgments for a mean width of {options['target_width']} (scaled from this row). "
-            f"HO: human-only estimate of the same sample. Intervals: 95%, estimate ± se x {quantile} (difference estimator)."
+            f"HO: human-only estimate of the same sample. rs.cov / rs.size: the rank sets' joint coverage (95%, pairwise) and mean size. Intervals: 95%, estimate ± se x {quantile} (difference estimator)."
         )
+
+
+def _num(value: float | None, width: int) -> str:
+    """A figure of the table, "—" where it is undefined (τ when the truth ties every run)."""
+    return f"{'—':>{width}}" if value is None or np.isnan(value) else f"{value:>{width}.3f}"
 
 
 def _designs(options: dict[str, Any]) -> list[str]:
