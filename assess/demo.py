@@ -1,5 +1,5 @@
 """The demo set of DESIGN §8: real TREC 2024 RAG files for two topics, and the demo accounts. The demo of each
-app builds on this one; `metrics/management/commands/demo_load.py` runs them in order."""
+app builds on this one; `kinds/management/commands/demo_load.py` runs them in order."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
-from django.http import HttpRequest
 
+from core.admin import ReadOnlyAdmin
 from judging.models import Assignment, Campaign, Judge, Judgment, Pair
 
 
@@ -31,22 +29,13 @@ class AssignmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Judgment)
-class JudgmentAdmin(admin.ModelAdmin):
+class JudgmentAdmin(ReadOnlyAdmin):
     """Read-only: judgments are append-only (a correction is a new row, made on the judging page)."""
 
     list_display = ["pk", "judge", "pair", "label", "condition", "shown_label", "seconds", "flagged", "created_at"]
     list_filter = ["condition", "label", "flagged", "judge__kind"]
     search_fields = ["judge__name", "comment"]
     list_select_related = ["judge", "pair"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Pair)
