@@ -126,6 +126,9 @@ class Relevance(models.Model):
 
     source = models.CharField(max_length=64)
     topic_id = models.CharField(max_length=64)
+    # trec_eval's second column, which it ignores: kept as the file wrote it (`Q0` in UMBRELA's qrels, 1 to 5 in
+    # NIST's rag24 qrels) so that an export writes the file back line for line.
+    iteration = models.CharField(max_length=16, default="0", db_default="0")
     passage_id = models.CharField(max_length=128)
     grade = models.PositiveSmallIntegerField()
 

@@ -93,6 +93,8 @@ INSTALLED_APPS = [
     "metrics.budget",
     "metrics.quality",
     "kinds",
+    "kinds.sentence",
+    "kinds.relevance",
     # Failed logins recorded and locked out (issue 17, point 4): its attempts and their reset are in the admin.
     "axes",
 ]
@@ -100,6 +102,8 @@ INSTALLED_APPS = [
 # Judgment kinds (judging/kinds.py, docs/kinds.md): a kind's name -> its `Kind`. Support first: the default.
 JUDGMENT_KINDS = {
     "support": "kinds.support.kind.KIND",
+    "sentence": "kinds.sentence.kind.KIND",
+    "relevance": "kinds.relevance.kind.KIND",
 }
 
 MIDDLEWARE = [

@@ -40,6 +40,8 @@ urlpatterns = [
     path("", include("judging.urls")),
     path("", include("judging.exchange.urls")),
     path("", include("metrics.urls")),
+    path("kinds/sentence/", include("kinds.sentence.urls")),
+    path("kinds/relevance/", include("kinds.relevance.urls")),
     path("api/", include(api_patterns)),
 ]
 

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.stats import kendalltau
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-from judging.vocabulary import SUPPORT
+from judging.vocabulary import SUPPORT, Vocabulary
 from metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, kappa_interval
 
 
@@ -26,7 +26,7 @@ def _finite(value: float) -> float | None:
 
 @dataclass(frozen=True)
 class LabelAgreement:
-    labels: tuple[str, ...]  # row and column order of the matrix: NS, PS, FS
+    labels: tuple[str, ...]  # row and column order of the matrix: NS, PS, FS (or the vocabulary's, lowest first)
     n: int
     matrix: list[list[int]]  # rows: judge a, columns: judge b
     matrix_percent: list[list[float]]
@@ -44,20 +44,22 @@ class LabelAgreement:
         return asdict(self)
 
 
-def _codes(values: Sequence[str] | np.ndarray) -> np.ndarray:
-    """Labels as integer codes (`SUPPORT`'s codes); integer input is taken as codes already."""
+def _codes(values: Sequence[str] | np.ndarray, vocabulary: Vocabulary = SUPPORT) -> np.ndarray:
+    """Labels as integer codes (the vocabulary's codes); integer input is taken as codes already."""
     array = np.asarray(values)
     if array.dtype.kind in "iu":
         return array.astype(np.int64)
-    return np.array([SUPPORT.code_of[v] for v in array], dtype=np.int64)
+    return np.array([vocabulary.code_of[v] for v in array], dtype=np.int64)
 
 
-def alpha_ordinal(a: np.ndarray, b: np.ndarray) -> float | None:
-    """Krippendorff's alpha for two coders on the ordinal scale 0 < 1 < 2; None when undefined."""
+def alpha_ordinal(a: np.ndarray, b: np.ndarray, levels: int = 3) -> float | None:
+    """Krippendorff's alpha for two coders on the ordinal scale 0 < 1 < ... < levels-1; None when undefined."""
     if len(a) < 2 or len(np.unique(np.concatenate([a, b]))) < 2:
         return None
     value = krippendorff.alpha(
-        reliability_data=np.vstack([a, b]).astype(float), level_of_measurement="ordinal", value_domain=[0, 1, 2]
+        reliability_data=np.vstack([a, b]).astype(float),
+        level_of_measurement="ordinal",
+        value_domain=list(range(levels)),
     )
     return _finite(float(value))
 
@@ -83,28 +85,30 @@ def label_agreement(
     *,
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
+    vocabulary: Vocabulary = SUPPORT,
 ) -> LabelAgreement:
-    """Agreement over items both judges labelled, given as two label lists (or codes) in the same order."""
+    """Agreement over items both judges labelled, given as two label lists (or codes) in the same order, on the
+    vocabulary's labels (support's NS, PS, FS unless told: relevance grades 0-3 are another)."""
     if len(a) != len(b):
         raise ValueError("the two label lists must have the same length")
-    labels = list(SUPPORT.names)
-    codes = list(range(len(labels)))
-    a, b = _codes(a), _codes(b)
+    labels = list(vocabulary.names)
+    size = len(labels)
+    codes = list(range(size))
+    a, b = _codes(a, vocabulary), _codes(b, vocabulary)
     n = len(a)
     if n == 0:
-        empty = [[0] * 3 for _ in range(3)]
         zero = dict.fromkeys(labels, 0)
         return LabelAgreement(
             tuple(labels),
             0,
-            empty,
-            [[0.0] * 3 for _ in range(3)],
+            [[0] * size for _ in range(size)],
+            [[0.0] * size for _ in range(size)],
             None,
             None,
             None,
             zero,
             dict(zero),
-            per_label=per_label_figures(np.zeros((3, 3), dtype=int), labels),
+            per_label=per_label_figures(np.zeros((size, size), dtype=int), labels),
         )
     matrix = confusion_matrix(a, b, labels=codes)
     kappa = cohen_kappa_score(a, b, labels=codes)
@@ -120,7 +124,7 @@ def label_agreement(
         distribution_a={label: int(matrix[i].sum()) for i, label in enumerate(labels)},
         distribution_b={label: int(matrix[:, i].sum()) for i, label in enumerate(labels)},
         kappa_ci=kappa_interval(matrix, resamples=resamples, seed=seed) if resamples > 0 else None,
-        alpha_ordinal=alpha_ordinal(a, b),
+        alpha_ordinal=alpha_ordinal(a, b, size),
         per_label=per_label_figures(matrix, labels),
     )
 

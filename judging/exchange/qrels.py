@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from core.writable import Writable
 
@@ -20,13 +20,17 @@ QRELS_LEVEL_HELP = (
 )
 
 
-def qrels_write(out: Writable, rows: Iterable[tuple[str, str, int]]) -> int:
-    """`trec_eval` qrels lines `qid 0 docid grade`, no header; returns the number of lines. The fields are
-    separated by spaces, so an id holding white space is refused before anything is written."""
+def qrels_write(
+    out: Writable, rows: Iterable[tuple[str, str, int]], iterations: Mapping[tuple[str, str], str] | None = None
+) -> int:
+    """`trec_eval` qrels lines `qid 0 docid grade`, no header; returns the number of lines. The second column is
+    `0` unless `iterations` gives a (qid, docid) the one its file had (`Q0`). The fields are separated by
+    spaces, so an id holding white space is refused before anything is written."""
     lines = list(rows)
+    iterations = iterations or {}
     for qid, docid, _grade in lines:
         if qid.split() != [qid] or docid.split() != [docid]:
             raise ValueError(f"a qrels id cannot hold white space: {qid!r} {docid!r}")
     for qid, docid, grade in lines:
-        out.write(f"{qid} 0 {docid} {grade}\n")
+        out.write(f"{qid} {iterations.get((qid, docid), '0')} {docid} {grade}\n")
     return len(lines)

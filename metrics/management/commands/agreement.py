@@ -3,8 +3,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from judging.kinds import UnknownKind, kind_get
 from judging.management.arguments import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
 from metrics.exports import agreement_json
 from metrics.reports import agreement_report
@@ -24,8 +26,17 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["text", "json"], default="text")
         parser.add_argument("--resamples", type=int, default=1000)
         parser.add_argument("--seed", type=int, default=20241025)
+        parser.add_argument(
+            "--kind",
+            default="support",
+            help="judgment kind: support per citation (default), or a kind whose agreement command this runs "
+            "with --a, --b, --format, --resamples and --seed (sentence: unit sentence, both steps)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["kind"] != "support":
+            self._other_kind(options)
+            return
         report = agreement_report(
             a=label_set_from(options["a"]),
             b=label_set_from(options["b"]),
@@ -77,6 +88,21 @@ class Command(BaseCommand):
                 f"labelled differently ({_num(sc['rate'])})"
             )
 
+    def _other_kind(self, options: dict[str, Any]) -> None:
+        """A kind's own agreement, through the registry (metrics does not import the kinds)."""
+        passed = {k: options[k] for k in ("a", "b", "format", "resamples", "seed")}
+        call_command(_kind_command(options["kind"]), stdout=self.stdout, stderr=self.stderr, **passed)
+
 
 def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
+
+
+def _kind_command(kind: str) -> str:
+    try:
+        command = kind_get(kind).extras.get("agreement_command")
+    except UnknownKind as exc:
+        raise CommandError(str(exc)) from None
+    if not command:
+        raise CommandError(f"the {kind} kind has no agreement command")
+    return str(command)

@@ -3,8 +3,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from judging.kinds import UnknownKind, kind_get
 from judging.management.arguments import LABEL_SET_HELP, add_scope_arguments, label_set_from, scope_from
 from metrics.exports import scores_csv, topic_scores_csv
 from metrics.reports import depth_unit, interval_note, scores_report
@@ -29,8 +31,17 @@ class Command(BaseCommand):
             action="store_true",
             help="per (run, topic): weighted_precision, weighted_recall, sentences, judged_citations",
         )
+        parser.add_argument(
+            "--kind",
+            default="support",
+            help="judgment kind (settings.JUDGMENT_KINDS): support per citation (default), or a kind whose scores "
+            "command this runs with --labels, --format, --resamples and --seed (sentence: unit sentence)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["kind"] != "support":
+            self._other_kind(options)
+            return
         scope = scope_from(options)
         if options["per_topic"]:
             self._per_topic(topic_scores_report(label_set=label_set_from(options["labels"]), scope=scope), options)
@@ -75,6 +86,19 @@ class Command(BaseCommand):
                 f"{_ci(r.precision_low, r.precision_high):>15} {r.weighted_recall:8.3f} "
                 f"{_ci(r.recall_low, r.recall_high):>15} {r.mean_sentences:6.2f} {r.topics:6d}  {r.coverage.words}"
             )
+
+    def _other_kind(self, options: dict[str, Any]) -> None:
+        """A kind's own scores, through the registry (metrics does not import the kinds)."""
+        try:
+            command = kind_get(options["kind"]).extras.get("scores_command")
+        except UnknownKind as exc:
+            raise CommandError(str(exc)) from None
+        if not command:
+            raise CommandError(f"the {options['kind']} kind has no scores command")
+        if options["per_topic"]:
+            raise CommandError(f"--per-topic is for support per citation; the {options['kind']} kind scores per run")
+        passed = {k: options[k] for k in ("labels", "format", "resamples", "seed")}
+        call_command(command, stdout=self.stdout, stderr=self.stderr, **passed)
 
     def _per_topic(self, report: TopicScoresReport, options: dict[str, Any]) -> None:
         if options["format"] == "json":

@@ -1,0 +1,67 @@
+"""Passage relevance, post-editing UMBRELA (issue 26, point 3): one card per (topic, passage) of the campaign's
+pool, graded 0-3 on NIST's and UMBRELA's scale, from scratch or post-editing an imported source's grades."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from judging.kinds import Kind
+from judging.models import Assignment, Campaign, Judge
+from judging.progress import Share
+from kinds.relevance.build import relevance_build
+from kinds.relevance.models import RelevanceItem
+from kinds.relevance.prompt import PROMPT_VERSION, label_parse, messages_for
+from kinds.relevance.selectors import items_progress
+from kinds.relevance.services import llm_grades_store
+from kinds.relevance.vocabulary import RELEVANCE
+
+
+def _build(campaign: Campaign, *, allow_missing_text: bool = False) -> dict[str, Any]:
+    return relevance_build(campaign, allow_missing_text=allow_missing_text)
+
+
+def _progress(assignments: Sequence[Assignment]) -> dict[int, Share]:
+    return items_progress(assignments)
+
+
+@dataclass(frozen=True)
+class Prelabel:
+    """What the LLM pre-labeller needs of this kind (KINDS.md): its units are the campaign's items."""
+
+    version: str = PROMPT_VERSION
+
+    def units(self, campaign: Campaign) -> list[int]:
+        return list(
+            RelevanceItem.objects.filter(campaign=campaign)
+            .order_by("topic_id", "position")
+            .values_list("pk", flat=True)
+        )
+
+    def messages(self, unit_ids: Sequence[int]) -> dict[int, list[dict[str, str]]]:
+        items = RelevanceItem.objects.filter(pk__in=unit_ids).select_related("topic", "passage")
+        return {i.pk: messages_for(i.topic.text, i.passage) for i in items}
+
+    @staticmethod
+    def parse(reply: str) -> int | None:
+        return label_parse(reply)
+
+    @staticmethod
+    def store(judge: Judge, labels: dict[int, int]) -> int:
+        return llm_grades_store(judge, labels)
+
+
+PRELABEL = Prelabel()
+
+KIND = Kind(
+    name="relevance",
+    title="Passage relevance, graded 0-3",
+    unit="topic-passage",
+    steps=(RELEVANCE,),
+    judge_url="kind_relevance:judge",
+    build=_build,
+    progress=_progress,
+    campaign_panel="kind_relevance/panel.html",
+    extras={"prelabel": PRELABEL},
+)
