@@ -163,7 +163,7 @@ class CampaignViewSet(
         data.is_valid(raise_exception=True)
         kind = kind_of(campaign)
         try:
-            options = build_options_clean(kind, data.validated_data["build_options"])
+            options = build_options_clean(kind, data.validated_data["build_options"], rebuild=True)
             kind.build(campaign, allow_missing_text=data.validated_data["allow_missing_text"], **options)
         except BuildOptionsInvalid as exc:
             raise serializers.ValidationError({"build_options": str(exc)}) from exc

@@ -157,7 +157,8 @@ class CampaignSettingsForm(forms.ModelForm):
 
 
 class BuildForm(forms.Form):
-    """A campaign's rebuild: judging's own option, and the options of the campaign's kind (under their own names)."""
+    """A campaign's rebuild: judging's own option, and the options of the campaign's kind (under their own names;
+    an option left empty keeps what the kind has; the page fills in those its last build summary names)."""
 
     allow_missing_text = forms.BooleanField(required=False)
 
@@ -171,7 +172,7 @@ class BuildForm(forms.Form):
         data = super().clean() or {}
         raw = {o: self.data.get(o) for o in build_options(self.kind)}
         try:
-            data["build_options"] = build_options_clean(self.kind, raw)
+            data["build_options"] = build_options_clean(self.kind, raw, rebuild=True)
         except BuildOptionsInvalid as exc:
             self.add_error(None, str(exc))
         return data
@@ -425,4 +426,8 @@ class CampaignInputSerializer(serializers.Serializer):
 
 class BuildInputSerializer(serializers.Serializer):
     allow_missing_text = serializers.BooleanField(default=False)
-    build_options = serializers.DictField(required=False, default=dict, help_text="the campaign's kind's build options")
+    build_options = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text="the campaign's kind's build options to change (docs/kinds.md); those left out keep their value",
+    )

@@ -125,9 +125,10 @@ def build_options_help() -> str:
     return "the kind's own build options by name (docs/kinds.md); " + "; ".join(parts)
 
 
-def build_options_clean(kind: Kind, raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The kind's build options from strings or values (a form, the API, the command): every option of the kind,
-    cleaned by its field (a missing one takes the field's initial), or BuildOptionsInvalid naming each bad one."""
+def build_options_clean(kind: Kind, raw: Mapping[str, Any], *, rebuild: bool = False) -> dict[str, Any]:
+    """The kind's build options from strings or values (a form, the API, the command), cleaned by their fields,
+    or BuildOptionsInvalid naming each bad one. A new campaign gets every option (a missing one takes its field's
+    initial); a rebuild only those given (the kind keeps what it has for the others)."""
     fields = build_options(kind)
     unknown = sorted(set(raw) - set(fields))
     if unknown:
@@ -139,6 +140,8 @@ def build_options_clean(kind: Kind, raw: Mapping[str, Any]) -> dict[str, Any]:
     errors = []
     for name, f in fields.items():
         value = raw.get(name)
+        if rebuild and value in (None, ""):
+            continue
         try:
             cleaned[name] = f.clean(f.initial if value in (None, "") else value)
         except ValidationError as exc:

@@ -407,7 +407,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
             ),
             "settings_form": CampaignSettingsForm(instance=campaign),
             "guidelines_html": guidelines_html(campaign.guidelines),
-            "build_form": BuildForm(kind=campaign.kind),
+            "build_form": BuildForm(kind=kind.name, initial=campaign.build_summary or {}),
             "final_spec": LabelSetName.final(campaign.name).format(),
         },
     )
