@@ -105,6 +105,7 @@ class CampaignForm(forms.Form):
             for option, field in build_options(kind).items():
                 copy = deepcopy(field)
                 copy.required = False
+                copy.label = copy.label or option.replace("_", " ").capitalize()
                 copy.widget.attrs["data-kind"] = kind.name
                 self.fields[f"{kind.name}-{option}"] = copy
 
