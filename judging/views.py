@@ -386,8 +386,9 @@ def campaign_or_404(campaign_id: int) -> Campaign:
 def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = campaign_or_404(campaign_id)
     kind = kind_of(campaign)
+    is_support = kind.name == SUPPORT_KIND
     assignments: Any = selectors.campaign_assignments(campaign=campaign)
-    if kind.name != SUPPORT_KIND:
+    if not is_support:  # another kind's progress is its own; support's per-condition figures are pairs
         assignments = list(assignments)
         assignments_kind_progress(assignments)
     return render(
@@ -396,12 +397,12 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
         {
             "campaign": campaign,
             "kind": kind,
-            "is_support": kind.name == SUPPORT_KIND,
+            "is_support": is_support,
             "build_summary": build_summary_text(campaign.build_summary or {}),
             "assignments": assignments,
-            "progress": selectors.campaign_progress(campaign=campaign),
+            "progress": selectors.campaign_progress(campaign=campaign) if is_support else None,
             "violations": blindness_violations(campaign=campaign),
-            "figures": selectors.campaign_figures(campaign=campaign),
+            "figures": selectors.campaign_figures(campaign=campaign) if is_support else None,
             "assign_form": AssignForm(
                 campaign=campaign, initial={"assessor": User.objects.filter(is_staff=False).first()}
             ),
