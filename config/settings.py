@@ -337,6 +337,8 @@ SPECTACULAR_SETTINGS = {
         "ConditionEnum": "judging.models.Condition",
         # assignment by plan takes the two conditions an assessor judges in (judging/planning/)
         "PlanConditionEnum": ["from_scratch", "post_edit"],
+        # what a campaign judges: the registered kinds (judging/kinds.py)
+        "CampaignKindEnum": "judging.models.kind_choices",
     },
     # Every operation's error answers (400, 401, 403, 404, 503), written once in config/schema.py.
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.schema.add_error_responses"],

@@ -26,8 +26,9 @@ from assess.models import Run, Topic
 from core.columns import column_bounds
 from judging import build, queue, selectors, services
 from judging.blindness import BlindnessViolation, card_shows_llm_label
-from judging.forms import SubmitInputSerializer
-from judging.models import Assignment, Campaign, Condition, Judge, JudgeKind, Judgment, Label, QueueOrder
+from judging.forms import BuildInputSerializer, CampaignInputSerializer, SubmitInputSerializer
+from judging.kinds import BuildOptionsInvalid, build_options_clean, kind_of
+from judging.models import Assignment, Campaign, Condition, Judge, Judgment, Label
 
 # --- campaigns ------------------------------------------------------------------------------------
 
@@ -57,6 +58,7 @@ class CampaignOutputSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "name",
+            "kind",
             "runs",
             "topics",
             "depth",
@@ -83,51 +85,6 @@ class CampaignOutputSerializer(serializers.ModelSerializer):
             {"condition": c.condition, "done": c.share.done, "total": c.share.total, "percent": c.share.percent}
             for c in progress.conditions
         ]
-
-
-class CampaignInputSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=128)
-    runs = serializers.ListField(child=serializers.CharField(), required=False, help_text="run ids; omit for all")
-    top_per_group = serializers.IntegerField(required=False, **column_bounds(Run, "priority", min_value=1))
-    topics = serializers.ListField(child=serializers.CharField(), min_length=1)
-    depth = serializers.IntegerField(default=1, **column_bounds(Campaign, "depth", min_value=1))
-    guidelines = serializers.CharField(required=False, allow_blank=True)
-    post_edit_judge = serializers.CharField(required=False, help_text="name of an LLM judge")
-    highlight_evidence = serializers.BooleanField(default=False)
-    queue_order = serializers.ChoiceField(choices=QueueOrder.choices, default=QueueOrder.BY_TOPIC)
-    allow_missing_text = serializers.BooleanField(default=False)
-
-    def validate_name(self, value: str) -> str:
-        if Campaign.objects.filter(name=value).exists():
-            raise serializers.ValidationError("a campaign with this name exists")
-        return value
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if "runs" in attrs:
-            found = {r.run_id: r for r in Run.objects.filter(run_id__in=attrs["runs"])}
-            missing = [r for r in attrs["runs"] if r not in found]
-            if missing:
-                raise serializers.ValidationError({"runs": f"unknown runs: {', '.join(missing)}"})
-            attrs["runs"] = [found[r] for r in attrs["runs"]]
-        else:
-            attrs["runs"] = list(Run.objects.all())
-        if attrs.get("top_per_group"):
-            attrs["runs"] = selectors.runs_top_per_group(runs=attrs["runs"], n=attrs["top_per_group"])
-        topics = {t.topic_id: t for t in Topic.objects.filter(topic_id__in=attrs["topics"])}
-        missing = [t for t in attrs["topics"] if t not in topics]
-        if missing:
-            raise serializers.ValidationError({"topics": f"unknown topics: {', '.join(missing)}"})
-        attrs["topics"] = [topics[t] for t in attrs["topics"]]
-        if attrs.get("post_edit_judge"):
-            judge = Judge.objects.filter(name=attrs["post_edit_judge"], kind=JudgeKind.LLM).first()
-            if judge is None:
-                raise serializers.ValidationError({"post_edit_judge": "no LLM judge with this name"})
-            attrs["post_edit_judge"] = judge
-        return attrs
-
-
-class BuildInputSerializer(serializers.Serializer):
-    allow_missing_text = serializers.BooleanField(default=False)
 
 
 class BuildConflictSerializer(serializers.Serializer):
@@ -181,6 +138,8 @@ class CampaignViewSet(
                 highlight_evidence=v["highlight_evidence"],
                 queue_order=v["queue_order"],
                 allow_missing_text=v["allow_missing_text"],
+                kind=v["kind"],
+                build_options=v["build_options"],
             )
         except build.CampaignNotCreated as exc:
             return Response(
@@ -202,8 +161,12 @@ class CampaignViewSet(
         campaign = self.get_object()
         data = BuildInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        kind = kind_of(campaign)
         try:
-            build.campaign_build_pairs(campaign=campaign, allow_missing_text=data.validated_data["allow_missing_text"])
+            options = build_options_clean(kind, data.validated_data["build_options"], rebuild=True)
+            kind.build(campaign, allow_missing_text=data.validated_data["allow_missing_text"], **options)
+        except BuildOptionsInvalid as exc:
+            raise serializers.ValidationError({"build_options": str(exc)}) from exc
         except build.CampaignBuildError as exc:
             return Response(
                 {"detail": exc.message, "missing_passages": exc.missing_passages}, status=status.HTTP_409_CONFLICT

@@ -14,6 +14,7 @@ from assess.models import Citation, Run, Sentence, Topic
 from assess.services import tables_analyze
 from judging.counts import topic_counts_forget
 from judging.guidelines import DEFAULT_GUIDELINES
+from judging.kinds import SUPPORT_KIND, build_options_clean, kind_get, kind_of
 from judging.models import (
     Campaign,
     CampaignPair,
@@ -52,11 +53,15 @@ def campaign_create(
     post_edit_judge: Judge | None = None,
     highlight_evidence: bool = False,
     queue_order: str = QueueOrder.BY_TOPIC,
+    kind: str = SUPPORT_KIND,
 ) -> Campaign:
+    """A new campaign of a registered kind (UnknownKind, a ValueError naming the known ones, creates nothing)."""
     if depth < 1:
         raise ValueError("depth must be at least 1")
+    kind_get(kind)
     campaign = Campaign.objects.create(
         name=name,
+        kind=kind,
         depth=depth,
         guidelines=DEFAULT_GUIDELINES if guidelines is None else guidelines,
         post_edit_judge=post_edit_judge,
@@ -133,11 +138,15 @@ def campaign_create_and_build(
     highlight_evidence: bool = False,
     queue_order: str = QueueOrder.BY_TOPIC,
     allow_missing_text: bool = False,
+    kind: str = SUPPORT_KIND,
+    build_options: dict[str, Any] | None = None,
 ) -> tuple[Campaign, dict[str, Any]]:
-    """A new campaign and its pool (`campaign_build_pairs`) in one transaction, what the page, the API and the
-    command create a campaign with: a build that stops (cited passages without text, unless
-    `allow_missing_text`) or fails leaves no campaign behind (issue 23, point 5), and raises
-    `CampaignNotCreated` naming the passages and what to do."""
+    """A new campaign and its pool, built by its kind (support: `campaign_build_pairs`) in one transaction, what
+    the page, the API and the command create a campaign with: a build that stops (cited passages without text,
+    unless `allow_missing_text`) or fails leaves no campaign behind (issue 23, point 5), and raises
+    `CampaignNotCreated` naming the passages and what to do. An unknown kind (UnknownKind) or build option of
+    the kind (BuildOptionsInvalid; `judging.kinds.build_options_clean`) is a ValueError: nothing is created."""
+    options = build_options_clean(kind_get(kind), build_options or {})
     campaign = campaign_create(
         name=name,
         runs=runs,
@@ -147,9 +156,10 @@ def campaign_create_and_build(
         post_edit_judge=post_edit_judge,
         highlight_evidence=highlight_evidence,
         queue_order=queue_order,
+        kind=kind,
     )
     try:
-        summary = campaign_build_pairs(campaign=campaign, allow_missing_text=allow_missing_text)
+        summary = kind_of(campaign).build(campaign, allow_missing_text=allow_missing_text, **options)
     except CampaignBuildError as exc:
         raise CampaignNotCreated(
             f"nothing created: {exc.problem}",

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from copy import deepcopy
 from typing import Any
 
 from django import forms
@@ -13,7 +14,16 @@ from core.columns import column_bounds
 from judging import queue, selectors
 from judging.exchange.schema import SECONDS_LIMIT
 from judging.guidelines import DEFAULT_GUIDELINES
-from judging.models import NOT_JUDGED, Campaign, Condition, Judge, JudgeKind, Label, Pair
+from judging.kinds import (
+    SUPPORT_KIND,
+    BuildOptionsInvalid,
+    build_options,
+    build_options_clean,
+    build_options_help,
+    kind_get,
+    kinds_registered,
+)
+from judging.models import NOT_JUDGED, Campaign, Condition, Judge, JudgeKind, Label, Pair, QueueOrder, kind_choices
 
 JUDGED_LABEL_NAMES = {
     selectors.JudgedLabel.FULL: Label.FULL.label,
@@ -57,6 +67,7 @@ class CampaignForm(forms.Form):
     a campaign's run list is decided for the page (`cleaned_data["chosen_runs"]`)."""
 
     name = forms.CharField(max_length=128)
+    kind = forms.ChoiceField(choices=kind_choices, initial=SUPPORT_KIND, required=False, label="Judges")
     all_runs = forms.BooleanField(required=False, initial=False, label="All loaded runs (ignores the list)")
     runs = forms.ModelMultipleChoiceField(
         queryset=Run.objects.order_by("run_id"),
@@ -88,6 +99,20 @@ class CampaignForm(forms.Form):
         assert isinstance(runs, forms.ModelMultipleChoiceField)
         assert isinstance(runs.widget, RunPickerSelect)
         runs.widget.ranks = selectors.run_ranks_in_group(runs=Run.objects.only("pk", "run_id", "group", "priority"))
+        # Each kind's own build options (judging.kinds.build_options), named "KIND-OPTION"; only the chosen
+        # kind's are read (`clean`), so none is required here.
+        for kind in kinds_registered():
+            for option, field in build_options(kind).items():
+                copy = deepcopy(field)
+                copy.required = False
+                copy.label = copy.label or option.replace("_", " ").capitalize()
+                copy.widget.attrs["data-kind"] = kind.name
+                self.fields[f"{kind.name}-{option}"] = copy
+
+    def kind_option_groups(self) -> list[tuple[Any, list[Any]]]:
+        """(kind, its bound option fields) of each kind that has build options, for the template."""
+        groups = [(k, [self[f"{k.name}-{o}"] for o in build_options(k)]) for k in kinds_registered()]
+        return [(k, fields) for k, fields in groups if fields]
 
     def clean_name(self) -> str:
         name: str = self.cleaned_data["name"].strip()
@@ -107,6 +132,14 @@ class CampaignForm(forms.Form):
         if data.get("top_per_group"):
             runs = selectors.runs_top_per_group(runs=runs, n=data["top_per_group"])
         data["chosen_runs"] = runs
+        if "kind" in data:  # a valid kind, or none sent: support
+            data["kind"] = data["kind"] or SUPPORT_KIND
+            kind = kind_get(data["kind"])
+            raw = {o: self.data.get(f"{kind.name}-{o}") for o in build_options(kind)}
+            try:
+                data["build_options"] = build_options_clean(kind, raw)
+            except BuildOptionsInvalid as exc:
+                self.add_error(None, str(exc))
         return data
 
 
@@ -125,7 +158,25 @@ class CampaignSettingsForm(forms.ModelForm):
 
 
 class BuildForm(forms.Form):
+    """A campaign's rebuild: judging's own option, and the options of the campaign's kind (under their own names;
+    an option left empty keeps what the kind has; the page fills in those its last build summary names)."""
+
     allow_missing_text = forms.BooleanField(required=False)
+
+    def __init__(self, *args: Any, kind: str = SUPPORT_KIND, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.kind = kind_get(kind)
+        for option, field in build_options(self.kind).items():
+            self.fields[option] = deepcopy(field)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        raw = {o: self.data.get(o) for o in build_options(self.kind)}
+        try:
+            data["build_options"] = build_options_clean(self.kind, raw, rebuild=True)
+        except BuildOptionsInvalid as exc:
+            self.add_error(None, str(exc))
+        return data
 
 
 class AssignForm(forms.Form):
@@ -312,3 +363,72 @@ class JudgedFilterForm(forms.Form):
             "flagged": bool(data.get("flagged")),
             "from_pair": data.get("from_pair"),
         }
+
+
+# --- the API's campaign inputs (judging/api.py) ----------------------------------------------------
+
+
+class CampaignInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=128)
+    runs = serializers.ListField(child=serializers.CharField(), required=False, help_text="run ids; omit for all")
+    top_per_group = serializers.IntegerField(required=False, **column_bounds(Run, "priority", min_value=1))
+    topics = serializers.ListField(child=serializers.CharField(), min_length=1)
+    depth = serializers.IntegerField(default=1, **column_bounds(Campaign, "depth", min_value=1))
+    guidelines = serializers.CharField(required=False, allow_blank=True)
+    post_edit_judge = serializers.CharField(required=False, help_text="name of an LLM judge")
+    highlight_evidence = serializers.BooleanField(default=False)
+    queue_order = serializers.ChoiceField(choices=QueueOrder.choices, default=QueueOrder.BY_TOPIC)
+    allow_missing_text = serializers.BooleanField(default=False)
+    kind = serializers.ChoiceField(
+        choices=[], default=SUPPORT_KIND, help_text="what the campaign judges (docs/kinds.md)"
+    )
+    build_options = serializers.DictField(
+        required=False, default=dict, help_text="the kind's own build options by name (docs/kinds.md)"
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The registry's kinds, read when the serializer is made (a kind's module may import judging's).
+        self.fields["kind"].choices = kind_choices()  # type: ignore[attr-defined]
+        self.fields["build_options"].help_text = build_options_help()
+
+    def validate_name(self, value: str) -> str:
+        if Campaign.objects.filter(name=value).exists():
+            raise serializers.ValidationError("a campaign with this name exists")
+        return value
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "runs" in attrs:
+            found = {r.run_id: r for r in Run.objects.filter(run_id__in=attrs["runs"])}
+            missing = [r for r in attrs["runs"] if r not in found]
+            if missing:
+                raise serializers.ValidationError({"runs": f"unknown runs: {', '.join(missing)}"})
+            attrs["runs"] = [found[r] for r in attrs["runs"]]
+        else:
+            attrs["runs"] = list(Run.objects.all())
+        if attrs.get("top_per_group"):
+            attrs["runs"] = selectors.runs_top_per_group(runs=attrs["runs"], n=attrs["top_per_group"])
+        topics = {t.topic_id: t for t in Topic.objects.filter(topic_id__in=attrs["topics"])}
+        missing = [t for t in attrs["topics"] if t not in topics]
+        if missing:
+            raise serializers.ValidationError({"topics": f"unknown topics: {', '.join(missing)}"})
+        attrs["topics"] = [topics[t] for t in attrs["topics"]]
+        if attrs.get("post_edit_judge"):
+            judge = Judge.objects.filter(name=attrs["post_edit_judge"], kind=JudgeKind.LLM).first()
+            if judge is None:
+                raise serializers.ValidationError({"post_edit_judge": "no LLM judge with this name"})
+            attrs["post_edit_judge"] = judge
+        try:
+            attrs["build_options"] = build_options_clean(kind_get(attrs["kind"]), attrs.get("build_options") or {})
+        except BuildOptionsInvalid as exc:
+            raise serializers.ValidationError({"build_options": str(exc)}) from exc
+        return attrs
+
+
+class BuildInputSerializer(serializers.Serializer):
+    allow_missing_text = serializers.BooleanField(default=False)
+    build_options = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text="the campaign's kind's build options to change (docs/kinds.md); those left out keep their value",
+    )

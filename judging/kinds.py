@@ -11,11 +11,13 @@ kinds sit above judging and metrics (.importlinter), as plug-ins do.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from django import forms
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.utils.module_loading import import_string
 
 from judging.vocabulary import Vocabulary
@@ -23,6 +25,10 @@ from judging.vocabulary import Vocabulary
 if TYPE_CHECKING:
     from judging.models import Assignment, Campaign
     from judging.progress import Share
+
+
+# The platform's first kind: judging's own pages, SQL and services serve it, and no other kind goes through them.
+SUPPORT_KIND = "support"
 
 
 class UnknownKind(ValueError):
@@ -40,12 +46,16 @@ class Kind:
     unit: str  # what one card judges and a figure counts: "citation", "sentence", "topic-passage"
     steps: tuple[Vocabulary, ...]  # the vocabularies a card asks, in order
     judge_url: str  # URL name of the assessor's card page; takes `assignment_id`
-    # (campaign, allow_missing_text=...) -> build summary: (re)builds the campaign's pool of units.
+    # (campaign, allow_missing_text=..., **build options) -> build summary: (re)builds the campaign's pool of
+    # units. The options are the kind's own (extras["build_options"], `build_options`), cleaned.
     build: Callable[..., dict[str, Any]]
     # assignments -> {assignment id: units done of units to do}
     progress: Callable[[Sequence[Assignment]], dict[int, Share]]
     # The organizer's campaign page includes this template for the kind's own figures and downloads.
     campaign_panel: str = ""
+    # Optional parts, read by the mechanism that uses them: "build_options" ({name: django form Field}, the
+    # options its build takes beyond judging's own: the page's form, the API and campaign_create --option pass
+    # them through), "prelabel" (its PRELABEL: judging/llm/kinds.py reads it).
     extras: dict[str, Any] = field(default_factory=dict)
 
     def __str__(self) -> str:
@@ -76,3 +86,71 @@ def kinds_registered() -> list[Kind]:
 
 def kind_of(campaign: Campaign) -> Kind:
     return kind_get(campaign.kind)
+
+
+def assignments_kind_progress(assignments: Sequence[Assignment]) -> None:
+    """Give each assignment its card page (`judge_href`) and, for a kind other than support, its progress
+    (`done`, `total`) read by its kind: support's come with the assignments' own query and stay as they are."""
+    from django.urls import reverse
+
+    others: dict[str, list[Assignment]] = {}
+    for a in assignments:
+        kind = kind_of(a.campaign)
+        a.judge_href = reverse(kind.judge_url, args=[a.pk])  # type: ignore[attr-defined]
+        if kind.name != SUPPORT_KIND:
+            others.setdefault(kind.name, []).append(a)
+    for name, group in others.items():
+        shares = kind_get(name).progress(group)
+        for a in group:
+            share = shares.get(a.pk)
+            a.done, a.total = (share.done, share.total) if share else (0, 0)  # type: ignore[attr-defined]
+
+
+class BuildOptionsInvalid(ValueError):
+    pass
+
+
+def build_options(kind: Kind) -> dict[str, forms.Field]:
+    """The options a kind's build takes beyond judging's own, each a django form Field (its label, help, initial)."""
+    return dict(kind.extras.get("build_options", {}))
+
+
+def build_options_help() -> str:
+    """Every registered kind's build options, for the API's documentation: "relevance: pool (...); ..."."""
+    parts = []
+    for kind in kinds_registered():
+        options = build_options(kind)
+        named = ", ".join(f"{name} ({f.help_text or f.label or name})" for name, f in options.items())
+        parts.append(f"{kind.name}: {named or 'none'}")
+    return "the kind's own build options by name (docs/kinds.md); " + "; ".join(parts)
+
+
+def build_options_clean(kind: Kind, raw: Mapping[str, Any], *, rebuild: bool = False) -> dict[str, Any]:
+    """The kind's build options from strings or values (a form, the API, the command), cleaned by their fields,
+    or BuildOptionsInvalid naming each bad one. A new campaign gets every option (a missing one takes its field's
+    initial); a rebuild only those given (the kind keeps what it has for the others)."""
+    fields = build_options(kind)
+    unknown = sorted(set(raw) - set(fields))
+    if unknown:
+        known = ", ".join(fields) or "none"
+        raise BuildOptionsInvalid(
+            f"the kind {kind.name!r} has no build option {', '.join(unknown)}; its options: {known}"
+        )
+    cleaned: dict[str, Any] = {}
+    errors = []
+    for name, f in fields.items():
+        value = raw.get(name)
+        if rebuild and value in (None, ""):
+            continue
+        try:
+            cleaned[name] = f.clean(f.initial if value in (None, "") else value)
+        except ValidationError as exc:
+            errors.append(f"{name}: {' '.join(exc.messages)}")
+    if errors:
+        raise BuildOptionsInvalid(f"build options of the kind {kind.name!r}: " + "; ".join(errors))
+    return cleaned
+
+
+def build_summary_text(summary: Mapping[str, Any]) -> str:
+    """A kind's build summary in a line ("12 units, 3 topics"): its plain figures, in its order."""
+    return ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in summary.items() if isinstance(v, int | float | str))

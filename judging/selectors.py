@@ -83,7 +83,17 @@ _ASSIGNMENT_FIELDS = fields_of(
 )
 _CAMPAIGN_FIELDS = fields_of(
     Campaign,
-    ["id", "name", "depth", "guidelines", "post_edit_judge_id", "highlight_evidence", "queue_order", "archived_at"],
+    [
+        "id",
+        "name",
+        "kind",
+        "depth",
+        "guidelines",
+        "post_edit_judge_id",
+        "highlight_evidence",
+        "queue_order",
+        "archived_at",
+    ],
 )
 _TOPIC_FIELDS = fields_of(Topic, ["id", "topic_id", "text"])
 

@@ -33,6 +33,7 @@ from judging.forms import (
 )
 from judging.guidelines import guidelines_html
 from judging.highlight import highlight_evidence
+from judging.kinds import SUPPORT_KIND, assignments_kind_progress, build_summary_text, kind_of
 from judging.label_set_names import LabelSetName
 from judging.models import Assignment, Campaign, Label
 from judging.progress import Share
@@ -66,6 +67,7 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
     """The assessor's start page: their assignments in order, with progress."""
     user = request.user
     assignments = list(selectors.assessor_assignments(user=user))  # type: ignore[arg-type]
+    assignments_kind_progress(assignments)
     current = next((a for a in assignments if a.status == "open"), None)
     overall = Share(
         done=sum(a.done for a in assignments),  # type: ignore[attr-defined]
@@ -181,6 +183,8 @@ def judge(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     if assignment.campaign.archived_at is not None:
         messages.info(request, services.CampaignArchived(assignment.campaign).message)
         return redirect("judging:queue")
+    if assignment.campaign.kind != SUPPORT_KIND:
+        return redirect(kind_of(assignment.campaign).judge_url, assignment.pk)
     state = queue.queue_state(assignment=assignment, following=True, ahead=_ahead(request), known=_known(request))
     return _render_state(request, state)
 
@@ -327,11 +331,13 @@ def campaigns(request: HttpRequest) -> HttpResponse:
                 post_edit_judge=data["post_edit_judge"],
                 highlight_evidence=data["highlight_evidence"],
                 allow_missing_text=data["allow_missing_text"],
+                kind=data["kind"],
+                build_options=data["build_options"],
             )
         except build.CampaignNotCreated as exc:
             form.add_error(None, f"{exc.message} (tick “{form.fields['allow_missing_text'].label}”)")
         else:
-            _built_message(request, summary)
+            _built_message(request, campaign, summary)
             return redirect("judging:campaign", campaign_id=campaign.pk)
     archived = request.GET.get("archived") == "1"
     campaigns = list(selectors.campaign_list(archived=archived))
@@ -348,16 +354,19 @@ def campaigns(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _build(request: HttpRequest, campaign: Campaign, *, allow_missing_text: bool) -> None:
+def _build(request: HttpRequest, campaign: Campaign, *, allow_missing_text: bool, options: dict[str, Any]) -> None:
     try:
-        summary = build.campaign_build_pairs(campaign=campaign, allow_missing_text=allow_missing_text)
+        summary = kind_of(campaign).build(campaign, allow_missing_text=allow_missing_text, **options)
     except build.CampaignBuildError as exc:
         messages.error(request, f"Pairs not built: {exc.message}")
         return
-    _built_message(request, summary)
+    _built_message(request, campaign, summary)
 
 
-def _built_message(request: HttpRequest, summary: dict[str, Any]) -> None:
+def _built_message(request: HttpRequest, campaign: Campaign, summary: dict[str, Any]) -> None:
+    if campaign.kind != SUPPORT_KIND:
+        messages.success(request, f"Built: {build_summary_text(summary)}.")
+        return
     messages.success(
         request,
         f"Built {summary['pairs']} pairs from {summary['citations_kept']} citations "
@@ -376,21 +385,30 @@ def campaign_or_404(campaign_id: int) -> Campaign:
 @require_GET
 def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = campaign_or_404(campaign_id)
+    kind = kind_of(campaign)
+    is_support = kind.name == SUPPORT_KIND
+    assignments: Any = selectors.campaign_assignments(campaign=campaign)
+    if not is_support:  # another kind's progress is its own; support's per-condition figures are pairs
+        assignments = list(assignments)
+        assignments_kind_progress(assignments)
     return render(
         request,
         "judging/campaign.html",
         {
             "campaign": campaign,
-            "assignments": selectors.campaign_assignments(campaign=campaign),
-            "progress": selectors.campaign_progress(campaign=campaign),
+            "kind": kind,
+            "is_support": is_support,
+            "build_summary": build_summary_text(campaign.build_summary or {}),
+            "assignments": assignments,
+            "progress": selectors.campaign_progress(campaign=campaign) if is_support else None,
             "violations": blindness_violations(campaign=campaign),
-            "figures": selectors.campaign_figures(campaign=campaign),
+            "figures": selectors.campaign_figures(campaign=campaign) if is_support else None,
             "assign_form": AssignForm(
                 campaign=campaign, initial={"assessor": User.objects.filter(is_staff=False).first()}
             ),
             "settings_form": CampaignSettingsForm(instance=campaign),
             "guidelines_html": guidelines_html(campaign.guidelines),
-            "build_form": BuildForm(),
+            "build_form": BuildForm(kind=kind.name, initial=campaign.build_summary or {}),
             "final_spec": LabelSetName.final(campaign.name).format(),
         },
     )
@@ -400,9 +418,12 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @require_POST
 def campaign_build(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = campaign_or_404(campaign_id)
-    form = BuildForm(request.POST)
-    form.is_valid()
-    _build(request, campaign, allow_missing_text=bool(form.cleaned_data.get("allow_missing_text")))
+    form = BuildForm(request.POST, kind=campaign.kind)
+    if not form.is_valid():
+        messages.error(request, f"Not built: {errors_text(form.errors)}")
+        return redirect("judging:campaign", campaign_id=campaign.pk)
+    allow_missing_text = bool(form.cleaned_data.get("allow_missing_text"))
+    _build(request, campaign, allow_missing_text=allow_missing_text, options=form.cleaned_data["build_options"])
     return redirect("judging:campaign", campaign_id=campaign.pk)
 
 

@@ -29,7 +29,14 @@ AZURE_CHAT = re.compile(r"^/openai/deployments/(?P<model>[^/]+)/chat/completions
 FAULTS = ("429", "500", "hang", "garbage", "odd_case")
 
 
+# UMBRELA's prompt (kinds/relevance/prompt.py) asks for a grade: the marker's, 2 when there is none.
+GRADES = {"FS": 3, "PS": 1, "NS": 0}
+
+
 def answer_for(prompt: str) -> str:
+    if "##final score" in prompt:
+        marker = _MARKER.search(prompt)
+        return f"##final score: {GRADES[marker.group(1)] if marker else 2}"
     found = _STATEMENT.search(prompt)
     statement = found.group(1) if found else prompt
     marker = _MARKER.search(statement)

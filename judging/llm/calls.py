@@ -10,6 +10,7 @@ import email.utils
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,9 +35,9 @@ class CallRequest:
 
 @dataclass
 class CallOutcome:
-    pair_id: int
+    pair_id: int  # the unit called: a support pair, or a kind's unit (judging/llm/units.py)
     status: str
-    label: str = ""
+    label: Any = ""  # a support label code; a kind's parsed label (its PRELABEL.parse)
     raw_output: str = ""
     error: str = ""
     latency_ms: int | None = None
@@ -57,20 +58,37 @@ class RetryPolicy:
         return delay / 2 + random.uniform(0, delay / 2)
 
 
-def outcome_from_text(*, pair_id: int, text: str, input_tokens: int, output_tokens: int) -> CallOutcome:
-    label = label_parse(text)
+SUPPORT_PARSE_ERROR = "the reply names none of Full, Partial or No Support"
+
+
+@dataclass(frozen=True)
+class ReplyParser:
+    """How a reply becomes a label: support's `label_parse`, or a kind's PRELABEL.parse (None: a parse error)."""
+
+    parse: Callable[[str], Any] = label_parse
+    error: str = SUPPORT_PARSE_ERROR
+
+
+SUPPORT_REPLIES = ReplyParser()
+
+
+def outcome_from_text(
+    *, pair_id: int, text: str, input_tokens: int, output_tokens: int, parser: ReplyParser = SUPPORT_REPLIES
+) -> CallOutcome:
+    label = parser.parse(text)
+    ok = label is not None and label != ""
     return CallOutcome(
         pair_id=pair_id,
-        status=LLMResultStatus.LABELLED if label else LLMResultStatus.PARSE_ERROR,
-        label=label or "",
+        status=LLMResultStatus.LABELLED if ok else LLMResultStatus.PARSE_ERROR,
+        label=label if ok else "",
         raw_output=text,
-        error="" if label else "the reply names none of Full, Partial or No Support",
+        error="" if ok else parser.error,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
     )
 
 
-def outcome_from_body(*, pair_id: int, body: Any) -> CallOutcome:
+def outcome_from_body(*, pair_id: int, body: Any, parser: ReplyParser = SUPPORT_REPLIES) -> CallOutcome:
     """An outcome from a chat completion's JSON body (a live reply, or a line of a batch output)."""
     body = body if isinstance(body, dict) else {}
     choices = body.get("choices") or [{}]
@@ -81,6 +99,7 @@ def outcome_from_body(*, pair_id: int, body: Any) -> CallOutcome:
         text=str(message.get("content") or ""),
         input_tokens=int(usage.get("prompt_tokens") or 0),
         output_tokens=int(usage.get("completion_tokens") or 0),
+        parser=parser,
     )
 
 
@@ -130,8 +149,10 @@ class Caller:
         stop: threading.Event | None = None,
         lease_seconds: float = 90.0,
         meter: CallMeter | None = None,
+        parser: ReplyParser = SUPPORT_REPLIES,
     ) -> None:
         self.client = client
+        self.parser = parser
         self.model = model
         self.temperature = temperature
         self.budget = budget
@@ -208,7 +229,7 @@ class Caller:
                 await self._sleep(wait + random.uniform(0, 0.1) if wait is not None else self.policy.backoff(attempt))
                 continue
             latency_ms = int((time.monotonic() - started) * 1000)
-            outcome = outcome_from_body(pair_id=request.pair_id, body=response)
+            outcome = outcome_from_body(pair_id=request.pair_id, body=response, parser=self.parser)
             outcome.latency_ms = latency_ms
             outcome.attempts = attempt
             return outcome

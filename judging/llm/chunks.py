@@ -22,7 +22,7 @@ from django.db import connection
 from django.utils import timezone
 
 from judging.llm import aio, batch, ratelimit
-from judging.llm.calls import Caller, CallOutcome, CallRequest, RetryPolicy
+from judging.llm.calls import SUPPORT_REPLIES, Caller, CallOutcome, CallRequest, ReplyParser, RetryPolicy
 from judging.llm.client import ProviderNotConfigured, async_client_for, provider_check, request_timeout
 from judging.llm.meter import CallMeter, meter_publish
 from judging.llm.models import LLMJudge, LLMResultStatus, PrelabelJob, PrelabelMode, PrelabelStatus
@@ -30,15 +30,12 @@ from judging.llm.selectors import pairs_to_call
 from judging.llm.services import (
     JOB_OPEN,
     PrelabelError,
-    call_requests,
     job_cancelled,
     llm_config,
     prelabel_job_fail,
     prelabel_job_refresh,
-    results_claim,
-    results_release,
-    results_write,
 )
+from judging.llm.units import ResultStore, results_store
 
 logger = logging.getLogger(__name__)
 
@@ -153,8 +150,11 @@ def _error_text(error: Exception) -> str:
     return f"{type(error).__name__}: {error}"[:2000]
 
 
-async def _caller_build(llm: LLMJudge, *, key: str, stop: threading.Event, meter: CallMeter) -> Caller:
+async def _caller_build(
+    llm: LLMJudge, *, key: str, stop: threading.Event, meter: CallMeter, parser: ReplyParser = SUPPORT_REPLIES
+) -> Caller:
     return Caller(
+        parser=parser,
         client=async_client_for(llm),
         model=llm.model,
         temperature=llm.temperature,
@@ -217,35 +217,37 @@ def prelabel_chunk_run(*, job: PrelabelJob, pair_ids: Sequence[int], flush_every
         prelabel_job_fail(job=job, message=f"on the worker: {error}")
         return ChunkSummary()
     claim = uuid.uuid4()
-    claimed, held = results_claim(
-        judge=job.judge,
-        prompt_version=job.prompt_version,
-        pair_ids=pair_ids,
-        claim=claim,
-        retry_errors=job.retry_errors,
-    )
+    store = results_store(job)  # the campaign's pairs, or its kind's units (judging/llm/units.py)
+    claimed, held = store.claim(pair_ids, claim)
     summary = ChunkSummary(claimed=len(claimed), held_elsewhere=held)
     if claimed:
-        summary.written = _calls_make(job=job, llm=llm, claimed=claimed, claim=claim, flush_every=flush_every)
+        summary.written = _calls_make(
+            job=job, llm=llm, store=store, claimed=claimed, claim=claim, flush_every=flush_every
+        )
     prelabel_job_refresh(job=job)
     return summary
 
 
-def _calls_make(*, job: PrelabelJob, llm: LLMJudge, claimed: list[int], claim: uuid.UUID, flush_every: float) -> int:
-    """Call the judge for the claimed pairs and write the outcomes as they arrive. Returns how many were written."""
+def _calls_make(
+    *, job: PrelabelJob, llm: LLMJudge, store: ResultStore, claimed: list[int], claim: uuid.UUID, flush_every: float
+) -> int:
+    """Call the judge for the claimed pairs (or units) and write the outcomes as they arrive. Returns how many
+    were written."""
     stop = threading.Event()
     outcomes = _Outcomes(len(claimed))
     meter = CallMeter()
     buffer: list[CallOutcome] = []
     written = 0
     try:
-        caller = aio.submit(_caller_build(llm, key=job.judge.name, stop=stop, meter=meter)).result()
+        caller = aio.submit(
+            _caller_build(llm, key=job.judge.name, stop=stop, meter=meter, parser=store.parser)
+        ).result()
         # The first calls start while the rest of the prompts are built.
         head = max(2 * llm.max_concurrency, 20)
         parts = (claimed[:head], claimed[head:])
         dispatch = _Dispatch(caller, max(1, llm.max_concurrency), outcomes.finish, parts=len(parts))
         for part in parts:
-            built = call_requests(prompt_version=job.prompt_version, pair_ids=part) if part else []
+            built = store.requests(part) if part else []
             for _ in range(len(part) - len(built)):
                 outcomes.finish(None)  # a pair deleted meanwhile
             aio.submit(dispatch.add(built))
@@ -258,14 +260,14 @@ def _calls_make(*, job: PrelabelJob, llm: LLMJudge, claimed: list[int], claim: u
             buffer = outcomes.take()
             meter_publish(job_id=job.pk, chunk=claim.hex, meter=meter)
             if buffer:
-                written += results_write(llm=llm, prompt_version=job.prompt_version, claim=claim, outcomes=buffer)
+                written += store.write(llm, claim, buffer)
                 buffer = []
         # Every claimed pair has ended here; those left pending (stopped) are free for a later job at once.
-        results_release(judge=job.judge, prompt_version=job.prompt_version, claim=claim)
+        store.release(claim)
     finally:
         stop.set()
         if buffer:
-            written += results_write(llm=llm, prompt_version=job.prompt_version, claim=claim, outcomes=buffer)
+            written += store.write(llm, claim, buffer)
         meter_publish(job_id=job.pk, chunk=claim.hex, meter=meter, closing=True)
     return written
 

@@ -3,16 +3,19 @@ the workers after commit, cancel one, resume one, or retry the calls of one that
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
 from core.background import run_in_background
+from judging.kinds import kind_of
 from judging.llm import batch, tasks
 from judging.llm.client import ProviderNotConfigured, provider_check
 from judging.llm.meter import meter_clear
 from judging.llm.models import PrelabelJob, PrelabelMode, PrelabelStatus
-from judging.llm.selectors import pairs_held, pairs_to_call, retryable_errors
+from judging.llm.selectors import kind_prelabel, pairs_held, pairs_to_call, retryable_errors
 from judging.llm.services import JOB_OPEN, PrelabelError, campaign_pair_ids, llm_config
 from judging.models import Campaign, Judge
 
@@ -34,8 +37,11 @@ def prelabel_job_create(
         raise PrelabelError(str(error)) from None
     if mode not in PrelabelMode.values:
         raise PrelabelError(f"unknown mode {mode!r}")
-    if not campaign_pair_ids(campaign):
+    prelabel = kind_prelabel(campaign)  # None: support's pairs; else the campaign's kind's units
+    if prelabel is None and not campaign_pair_ids(campaign):
         raise PrelabelError(f"campaign {campaign.name!r} has no pairs yet: build it first")
+    if prelabel is not None:
+        _kind_job_check(campaign, prelabel, mode)
     # Its total is what it will call: none when every pair has a result (the job then ends at once).
     pair_ids = pairs_to_call(campaign=campaign, judge=judge, retry_errors=retry_errors)
     now = timezone.now()
@@ -43,7 +49,7 @@ def prelabel_job_create(
         job = PrelabelJob.objects.create(
             campaign=campaign,
             judge=judge,
-            prompt_version=llm.prompt_version,
+            prompt_version=llm.prompt_version if prelabel is None else prelabel.version,
             mode=mode,
             retry_errors=retry_errors,
             total=len(pair_ids),
@@ -55,6 +61,14 @@ def prelabel_job_create(
         if enqueue and pair_ids:
             prelabel_job_enqueue(job_id=job.pk)
     return job
+
+
+def _kind_job_check(campaign: Campaign, prelabel: Any, mode: str) -> None:
+    if mode == PrelabelMode.BATCH:
+        raise PrelabelError("the Batch API pre-labels support campaigns only: run this kind's job live")
+    if not prelabel.units(campaign):
+        unit = kind_of(campaign).unit
+        raise PrelabelError(f"campaign {campaign.name!r} has no {unit}s yet: build it first")
 
 
 def nothing_to_call_message(*, campaign: Campaign, judge: Judge, retry_errors: bool) -> str:

@@ -47,13 +47,19 @@ class LLMResultStatus(models.TextChoices):
 
 
 class LLMResult(models.Model):
-    """One (judge, prompt version, pair) result with its call record. Unique: a pair is never paid twice."""
+    """One (judge, prompt version, unit) result with its call record. Unique: a unit is never paid twice.
+
+    The unit is a support pair (`pair`, `label`), or the unit of another judgment kind (`kind`, `unit_id`: the
+    id the kind's PRELABEL gives it, docs/kinds.md; its parsed label in `unit_label`, stored by the kind)."""
 
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="llm_results")
     prompt_version = models.CharField(max_length=32)
-    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="llm_results")
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="llm_results", null=True, blank=True)
+    kind = models.CharField(max_length=16, blank=True, default="", db_default="", help_text="empty for a pair")
+    unit_id = models.BigIntegerField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=LLMResultStatus.choices)
     label = models.CharField(max_length=2, choices=Label.choices, blank=True, default="")
+    unit_label = models.JSONField(null=True, blank=True, help_text="a kind's unit: the label parsed from the reply")
     raw_output = models.TextField(blank=True, default="")
     error = models.TextField(blank=True, default="")
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
@@ -69,13 +75,23 @@ class LLMResult(models.Model):
         db_table = "judging_llmresult"
         constraints = [
             models.UniqueConstraint(fields=["judge", "prompt_version", "pair"], name="llmresult_unique"),
+            models.UniqueConstraint(
+                fields=["judge", "prompt_version", "kind", "unit_id"], name="llmresult_unit_unique"
+            ),
             models.CheckConstraint(
-                condition=~models.Q(status="labelled") | ~models.Q(label=""), name="llmresult_labelled_has_label"
+                condition=models.Q(pair__isnull=False, kind="", unit_id__isnull=True)
+                | (models.Q(pair__isnull=True, unit_id__isnull=False) & ~models.Q(kind="")),
+                name="llmresult_pair_or_unit",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status="labelled") | ~models.Q(label="") | models.Q(unit_label__isnull=False),
+                name="llmresult_labelled_has_label",
             ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.judge_id}/{self.prompt_version}/{self.pair_id}: {self.status} {self.label}"
+        unit = self.pair_id if self.pair_id is not None else f"{self.kind}:{self.unit_id}"
+        return f"{self.judge_id}/{self.prompt_version}/{unit}: {self.status} {self.label or self.unit_label or ''}"
 
 
 class PrelabelMode(models.TextChoices):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -12,10 +13,18 @@ from django.db.models import Count, Exists, ExpressionWrapper, IntegerField, Out
 from django.db.models.functions import Length
 from django.utils import timezone
 
+from judging.kinds import SUPPORT_KIND, kind_of
+from judging.llm.errors import PrelabelError
 from judging.llm.meter import meter_read
 from judging.llm.models import LLMResult, LLMResultStatus, PrelabelJob, PrelabelStatus
 from judging.llm.pricing import cost_of, is_priced
-from judging.llm.prompt import CHARS_PER_TOKEN, CITATION_SEPARATOR, REPLY_TOKENS, prompt_fixed_chars
+from judging.llm.prompt import (
+    CHARS_PER_TOKEN,
+    CITATION_SEPARATOR,
+    REPLY_TOKENS,
+    input_tokens_estimate,
+    prompt_fixed_chars,
+)
 from judging.models import Campaign, CampaignPair, Judge, JudgeKind, Judgment, Pair
 from judging.progress import percent_done
 
@@ -79,10 +88,18 @@ def llm_judges() -> QuerySet[Judge]:
 
 
 def campaign_jobs(campaign: Campaign) -> QuerySet[PrelabelJob]:
-    return PrelabelJob.objects.filter(campaign=campaign).select_related("judge", "created_by")
+    return PrelabelJob.objects.filter(campaign=campaign).select_related("judge", "created_by", "campaign")
 
 
 def results_for(job: PrelabelJob) -> QuerySet[LLMResult]:
+    prelabel = kind_prelabel(job.campaign)
+    if prelabel is not None:
+        return LLMResult.objects.filter(
+            judge=job.judge,
+            prompt_version=job.prompt_version,
+            kind=job.campaign.kind,
+            unit_id__in=prelabel.units(job.campaign),
+        )
     return LLMResult.objects.filter(
         judge=job.judge,
         prompt_version=job.prompt_version,
@@ -151,10 +168,12 @@ def pairs_to_call(
     *, campaign: Campaign, judge: Judge, retry_errors: bool = False, prompt_version: str | None = None
 ) -> list[int]:
     """Pairs of the campaign without a result from this judge and prompt version (its current one by
-    default); with `retry_errors`, also those whose call failed or whose reply named no label."""
-    settled = [LLMResultStatus.LABELLED]
-    if not retry_errors:
-        settled += [LLMResultStatus.PARSE_ERROR, LLMResultStatus.ERROR]
+    default); with `retry_errors`, also those whose call failed or whose reply named no label. For a campaign of
+    another kind: its units (`units_to_call`)."""
+    prelabel = kind_prelabel(campaign)
+    if prelabel is not None:
+        return units_to_call(campaign=campaign, judge=judge, prelabel=prelabel, retry_errors=retry_errors)
+    settled = _settled(retry_errors)
     finished = LLMResult.objects.filter(
         judge=judge,
         prompt_version=prompt_version or judge.llm.prompt_version,
@@ -171,6 +190,9 @@ def pairs_to_call(
 
 
 def retryable_errors(*, campaign: Campaign, judge: Judge) -> int:
+    prelabel = kind_prelabel(campaign)
+    if prelabel is not None:
+        return unit_results(campaign=campaign, judge=judge, prelabel=prelabel).filter(status__in=ERRORS).count()
     return LLMResult.objects.filter(
         judge=judge,
         prompt_version=judge.llm.prompt_version,
@@ -184,11 +206,15 @@ def prelabel_estimate(*, campaign: Campaign, judge: Judge, retry_errors: bool = 
     CHARS_PER_TOKEN, a reply at REPLY_TOKENS) and what they would cost live and through the Batch API."""
     llm = judge.llm
     pair_ids = pairs_to_call(campaign=campaign, judge=judge, retry_errors=retry_errors)
-    fixed = prompt_fixed_chars(llm.prompt_version) + len(CITATION_SEPARATOR)
-    prompt_chars = Value(fixed) + Length("text") + Length("passage__title") + Length("passage__text")
-    # Integer division per pair, as the calls estimate each prompt.
-    per_pair = ExpressionWrapper(prompt_chars / Value(CHARS_PER_TOKEN), output_field=IntegerField())
-    input_tokens = Pair.objects.filter(pk__in=pair_ids).aggregate(tokens=Sum(per_pair))["tokens"] or 0
+    prelabel = kind_prelabel(campaign)
+    if prelabel is not None:  # a kind's units: their prompts, built
+        input_tokens = unit_input_tokens(prelabel=prelabel, unit_ids=pair_ids)
+    else:
+        fixed = prompt_fixed_chars(llm.prompt_version) + len(CITATION_SEPARATOR)
+        prompt_chars = Value(fixed) + Length("text") + Length("passage__title") + Length("passage__text")
+        # Integer division per pair, as the calls estimate each prompt.
+        per_pair = ExpressionWrapper(prompt_chars / Value(CHARS_PER_TOKEN), output_field=IntegerField())
+        input_tokens = Pair.objects.filter(pk__in=pair_ids).aggregate(tokens=Sum(per_pair))["tokens"] or 0
     output_tokens = REPLY_TOKENS * len(pair_ids)
     return CostEstimate(
         pairs=len(pair_ids),
@@ -210,3 +236,54 @@ def imported_label_count(*, campaign: Campaign, judge: Judge) -> int:
 
 def campaigns_recent(limit: int = 50) -> QuerySet[Campaign]:
     return Campaign.objects.select_related("post_edit_judge").order_by("-created_at")[:limit]
+
+
+# -- the units of another judgment kind (judging/llm/units.py) ------------------------------------------
+
+ERRORS = (LLMResultStatus.PARSE_ERROR, LLMResultStatus.ERROR)
+
+
+def kind_prelabel(campaign: Campaign) -> Any | None:
+    """The campaign's kind's PRELABEL, or None for support (its pairs). A kind without one cannot be pre-labelled."""
+    if campaign.kind == SUPPORT_KIND:
+        return None
+    kind = kind_of(campaign)
+    prelabel = kind.extras.get("prelabel")
+    if prelabel is None:
+        raise PrelabelError(f"the kind {kind.name!r} of campaign {campaign.name!r} has no LLM pre-labeller")
+    return prelabel
+
+
+def _settled(retry_errors: bool) -> list[str]:
+    settled: list[str] = [LLMResultStatus.LABELLED]
+    if not retry_errors:
+        settled += [LLMResultStatus.PARSE_ERROR, LLMResultStatus.ERROR]
+    return settled
+
+
+def unit_results(
+    *, campaign: Campaign, judge: Judge, prelabel: Any, unit_ids: Sequence[int] | None = None
+) -> QuerySet[LLMResult]:
+    """The judge's results on the campaign's units (all of them unless `unit_ids`), at the kind's prompt version."""
+    units = prelabel.units(campaign) if unit_ids is None else unit_ids
+    return LLMResult.objects.filter(
+        judge=judge, prompt_version=prelabel.version, kind=campaign.kind, unit_id__in=list(units)
+    )
+
+
+def units_to_call(*, campaign: Campaign, judge: Judge, prelabel: Any, retry_errors: bool = False) -> list[int]:
+    """The kind's units of the campaign, in its order, without a result of this judge at the kind's prompt
+    version (with `retry_errors`, also those whose call failed or whose reply the kind could not read)."""
+    units = prelabel.units(campaign)
+    finished = set(
+        unit_results(campaign=campaign, judge=judge, prelabel=prelabel, unit_ids=units)
+        .filter(status__in=_settled(retry_errors))
+        .values_list("unit_id", flat=True)
+    )
+    return [u for u in units if u not in finished]
+
+
+def unit_input_tokens(*, prelabel: Any, unit_ids: Sequence[int]) -> int:
+    """The prompts' estimated tokens, as the calls charge the rate limit (their characters over CHARS_PER_TOKEN)."""
+    messages = prelabel.messages(list(unit_ids))
+    return sum(input_tokens_estimate(sum(len(m["content"]) for m in ms)) for ms in messages.values())

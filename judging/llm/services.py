@@ -21,6 +21,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from judging.llm.calls import CallOutcome, CallRequest
+from judging.llm.errors import PrelabelError
 from judging.llm.models import LLMJudge, LLMResult, LLMResultStatus, PrelabelJob, PrelabelMode, PrelabelStatus, Provider
 from judging.llm.pricing import cost_of
 from judging.llm.prompt import (
@@ -34,12 +35,10 @@ from judging.llm.prompt import (
 from judging.llm.selectors import pairs_unsettled, stale_after
 from judging.models import Campaign, CampaignPair, Judge, JudgeKind, Judgment, Pair
 
+__all__ = ["PrelabelError"]  # its home is judging.llm.errors; callers read it here
+
 # A job still to run or running; done, failed and cancelled jobs have ended.
 JOB_OPEN = (PrelabelStatus.PENDING, PrelabelStatus.RUNNING)
-
-
-class PrelabelError(ValueError):
-    """A request an organizer can correct (unknown judge, imported label source, missing key)."""
 
 
 # -- judges ---------------------------------------------------------------------------------------

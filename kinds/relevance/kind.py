@@ -7,18 +7,48 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django import forms
+from django.db import transaction
+
+from judging.build import CampaignBuildError
 from judging.kinds import Kind
 from judging.models import Assignment, Campaign, Judge
 from judging.progress import Share
 from kinds.relevance.build import relevance_build
-from kinds.relevance.models import RelevanceItem
+from kinds.relevance.models import DEFAULT_DEPTH, PoolKind, RelevanceItem
 from kinds.relevance.prompt import PROMPT_VERSION, label_parse, messages_for
-from kinds.relevance.selectors import items_progress
-from kinds.relevance.services import llm_grades_store
+from kinds.relevance.selectors import items_progress, relevance_settings_of
+from kinds.relevance.services import llm_grades_store, relevance_pool_set
 from kinds.relevance.vocabulary import RELEVANCE
 
+# The pool's options on judging's create and rebuild forms, the API and `campaign_create --option` (docs/kinds.md);
+# `relevance_campaign` sets the same settings.
+BUILD_OPTIONS = {
+    "pool": forms.ChoiceField(choices=PoolKind.choices, initial=PoolKind.REFERENCES, label="Pool"),
+    "source": forms.CharField(
+        required=False, initial="", max_length=64, help_text="the qrels source whose pairs make a qrels pool"
+    ),
+    "depth": forms.IntegerField(
+        min_value=1, max_value=1000, initial=DEFAULT_DEPTH, help_text="references per run and topic (references pool)"
+    ),
+}
 
-def _build(campaign: Campaign, *, allow_missing_text: bool = False) -> dict[str, Any]:
+
+@transaction.atomic
+def _build(campaign: Campaign, *, allow_missing_text: bool = False, **options: Any) -> dict[str, Any]:
+    """(Re)build the pool; options given (pool, source, depth) change the campaign's settings first, the others
+    keep theirs. A pool that cannot be built is a CampaignBuildError (nothing created, or nothing changed)."""
+    if options:
+        current = relevance_settings_of(campaign)
+        try:
+            relevance_pool_set(
+                campaign=campaign,
+                pool=options.get("pool", current.pool),
+                pool_source=options.get("source", current.pool_source),
+                depth=options.get("depth", current.depth),
+            )
+        except ValueError as exc:
+            raise CampaignBuildError(f"{exc}.", advice="Choose the pool's source (source=NAME).") from exc
     return relevance_build(campaign, allow_missing_text=allow_missing_text)
 
 
@@ -63,5 +93,5 @@ KIND = Kind(
     build=_build,
     progress=_progress,
     campaign_panel="kind_relevance/panel.html",
-    extras={"prelabel": PRELABEL},
+    extras={"prelabel": PRELABEL, "build_options": BUILD_OPTIONS},
 )

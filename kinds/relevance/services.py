@@ -31,11 +31,10 @@ class GradeResult:
     created: bool
 
 
-def relevance_settings_set(
-    *, campaign: Campaign, pool: str, pool_source: str = "", depth: int | None = None, post_edit_source: str = ""
+def relevance_pool_set(
+    *, campaign: Campaign, pool: str, pool_source: str = "", depth: int | None = None
 ) -> RelevanceSettings:
-    """Store a campaign's relevance settings (made or replaced). The post-edit source is kept as the campaign's
-    post-edit judge (an LLM judge of the source's name), so that judging's blindness rules hold for it."""
+    """Store how the campaign's pool is built (made or replaced); ValueError for a pool it cannot build."""
     if pool not in PoolKind.values:
         raise ValueError(f"unknown pool {pool!r}; known: {', '.join(PoolKind.values)}")
     if pool == PoolKind.QRELS and not pool_source.strip():
@@ -48,6 +47,15 @@ def relevance_settings_set(
             "depth": depth or RelevanceSettings._meta.get_field("depth").default,
         },
     )
+    return settings
+
+
+def relevance_settings_set(
+    *, campaign: Campaign, pool: str, pool_source: str = "", depth: int | None = None, post_edit_source: str = ""
+) -> RelevanceSettings:
+    """Store a campaign's relevance settings (made or replaced). The post-edit source is kept as the campaign's
+    post-edit judge (an LLM judge of the source's name), so that judging's blindness rules hold for it."""
+    settings = relevance_pool_set(campaign=campaign, pool=pool, pool_source=pool_source, depth=depth)
     source = post_edit_source.strip()
     campaign.post_edit_judge = judge_get_or_create(name=source, kind=JudgeKind.LLM) if source else None
     campaign.save(update_fields=["post_edit_judge"])

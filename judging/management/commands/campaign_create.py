@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from assess.models import Answer, Run, Topic
 from judging import build, selectors
+from judging.kinds import SUPPORT_KIND, build_summary_text
 from judging.models import Judge
 
 
@@ -24,6 +25,14 @@ class Command(BaseCommand):
         parser.add_argument("--guidelines-file", type=Path, default=None)
         parser.add_argument("--post-edit-judge", default=None, help="name of the LLM judge post-editing shows")
         parser.add_argument("--highlight-evidence", action="store_true")
+        parser.add_argument("--kind", default=SUPPORT_KIND, help="what the campaign judges (docs/kinds.md)")
+        parser.add_argument(
+            "--option",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help="a build option of the kind (docs/kinds.md), repeated for several",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         runs = self._runs(options["runs"])
@@ -48,9 +57,18 @@ class Command(BaseCommand):
                 post_edit_judge=judge,
                 highlight_evidence=options["highlight_evidence"],
                 allow_missing_text=options["allow_missing_text"],
+                kind=options["kind"],
+                build_options=self._build_options(options["option"]),
             )
         except build.CampaignNotCreated as exc:
             raise CommandError(f"{exc.message} (--allow-missing-text)") from exc
+        except ValueError as exc:  # an unknown kind, or a bad build option of the kind: nothing created
+            raise CommandError(str(exc)) from exc
+        if campaign.kind != SUPPORT_KIND:
+            self.stdout.write(
+                f"campaign {campaign.name} (id {campaign.pk}, {campaign.kind}): {build_summary_text(summary)}"
+            )
+            return
         self.stdout.write(
             f"campaign {campaign.name} (id {campaign.pk}): {summary['runs']} runs, {summary['topics']} topics, "
             f"depth {summary['depth']}\n"
@@ -60,6 +78,12 @@ class Command(BaseCommand):
             f"  {summary['citations_left_out']} citations left out ({summary['passages_without_text']} passages "
             f"without text, {summary['citations_without_sentence_text']} citations of sentences without text)"
         )
+
+    def _build_options(self, pairs: list[str]) -> dict[str, str]:
+        bad = [p for p in pairs if "=" not in p]
+        if bad:
+            raise CommandError(f"--option takes NAME=VALUE, not {', '.join(map(repr, bad))}")
+        return dict(p.split("=", 1) for p in pairs)
 
     def _runs(self, wanted: list[str]) -> list[Run]:
         if wanted == ["all"]:
