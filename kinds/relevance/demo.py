@@ -18,10 +18,9 @@ from assess.demo import ASSESSOR, DEMO_TOPICS, EDITOR
 from assess.importers.passages import passages_import
 from assess.importers.qrels import relevance_import
 from assess.models import Relevance, Run, Topic
-from judging.models import Campaign, Condition
-from judging.services import assignments_create
-from kinds.relevance.build import relevance_build
-from kinds.relevance.services import relevance_campaign_create
+from judging.build import campaign_create_and_build
+from judging.models import Campaign, Condition, JudgeKind
+from judging.services import assignments_create, judge_get_or_create
 
 CAMPAIGN = "demo-relevance"
 UMBRELA = "umbrela"
@@ -54,15 +53,15 @@ def load(out: TextIO) -> None:
         _segments_of_topics(data, DEMO_TOPICS, cut)
         passages_import(files=[cut])
     topics = list(Topic.objects.filter(topic_id__in=DEMO_TOPICS).order_by("topic_id"))
-    campaign = relevance_campaign_create(
+    # UMBRELA is an LLM assessor: post-editing shows its grades as it shows an LLM judge's labels.
+    campaign, summary = campaign_create_and_build(
         name=CAMPAIGN,
+        runs=Run.objects.all(),
         topics=topics,
-        runs=list(Run.objects.all()),
-        pool="qrels",
-        pool_source=UMBRELA,
-        post_edit_source=UMBRELA,
+        kind="relevance",
+        build_options={"pool": "qrels", "source": UMBRELA},
+        post_edit_judge=judge_get_or_create(name=UMBRELA, kind=JudgeKind.LLM),
     )
-    summary = relevance_build(campaign)
     for username, condition in CONDITIONS.items():
         assignments_create(
             campaign=campaign, assessor=User.objects.get(username=username), topics=topics, condition=condition

@@ -22,7 +22,6 @@ from kinds.relevance.services import llm_grades_store, relevance_pool_set
 from kinds.relevance.vocabulary import RELEVANCE
 
 # The pool's options on judging's create and rebuild forms, the API and `campaign_create --option` (docs/kinds.md);
-# `relevance_campaign` sets the same settings.
 BUILD_OPTIONS = {
     "pool": forms.ChoiceField(choices=PoolKind.choices, initial=PoolKind.REFERENCES, label="Pool"),
     "source": forms.CharField(

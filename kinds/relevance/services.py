@@ -12,10 +12,9 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
-from assess.models import Relevance, Run, Topic
-from judging.build import campaign_create
-from judging.models import Assignment, AssignmentStatus, Campaign, Judge, JudgeKind
-from judging.services import assessor_judge, judge_get_or_create
+from assess.models import Relevance
+from judging.models import Assignment, AssignmentStatus, Campaign, Judge
+from judging.services import assessor_judge
 from kinds.relevance import selectors
 from kinds.relevance.models import PoolKind, RelevanceItem, RelevanceJudgment, RelevanceSettings
 from kinds.relevance.vocabulary import GRADES
@@ -47,18 +46,6 @@ def relevance_pool_set(
             "depth": depth or RelevanceSettings._meta.get_field("depth").default,
         },
     )
-    return settings
-
-
-def relevance_settings_set(
-    *, campaign: Campaign, pool: str, pool_source: str = "", depth: int | None = None, post_edit_source: str = ""
-) -> RelevanceSettings:
-    """Store a campaign's relevance settings (made or replaced). The post-edit source is kept as the campaign's
-    post-edit judge (an LLM judge of the source's name), so that judging's blindness rules hold for it."""
-    settings = relevance_pool_set(campaign=campaign, pool=pool, pool_source=pool_source, depth=depth)
-    source = post_edit_source.strip()
-    campaign.post_edit_judge = judge_get_or_create(name=source, kind=JudgeKind.LLM) if source else None
-    campaign.save(update_fields=["post_edit_judge"])
     return settings
 
 
@@ -125,24 +112,3 @@ def llm_grades_store(judge: Judge, grades: dict[int, int]) -> int:
         update_fields=["grade"],
     )
     return len(rows)
-
-
-@transaction.atomic
-def relevance_campaign_create(
-    *,
-    name: str,
-    topics: list[Topic],
-    runs: list[Run] | None = None,
-    pool: str = PoolKind.QRELS,
-    pool_source: str = "",
-    depth: int | None = None,
-    post_edit_source: str = "",
-) -> Campaign:
-    """A relevance campaign with its settings (not built yet): judging's campaign, of this kind."""
-    campaign = campaign_create(name=name, runs=runs or [], topics=topics)
-    campaign.kind = "relevance"
-    campaign.save(update_fields=["kind"])
-    relevance_settings_set(
-        campaign=campaign, pool=pool, pool_source=pool_source, depth=depth, post_edit_source=post_edit_source
-    )
-    return campaign

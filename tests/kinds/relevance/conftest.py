@@ -55,15 +55,16 @@ def umbrela_loaded(db: Any, data_dir: Path, tmp_path: Path) -> dict[tuple[str, s
 @pytest.fixture
 def relevance_campaign(umbrela_loaded: Any) -> Any:
     from assess.models import Topic
-    from kinds.relevance.build import relevance_build
-    from kinds.relevance.services import relevance_campaign_create
+    from judging.build import campaign_create_and_build
+    from judging.models import JudgeKind
+    from judging.services import judge_get_or_create
 
-    campaign = relevance_campaign_create(
+    campaign, _ = campaign_create_and_build(
         name="relevance-3",
+        runs=[],
         topics=list(Topic.objects.filter(topic_id__in=TOPICS)),
-        pool="qrels",
-        pool_source="umbrela",
-        post_edit_source="umbrela",
+        kind="relevance",
+        build_options={"pool": "qrels", "source": "umbrela"},
+        post_edit_judge=judge_get_or_create(name="umbrela", kind=JudgeKind.LLM),
     )
-    relevance_build(campaign)
     return campaign

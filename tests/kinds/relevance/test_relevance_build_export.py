@@ -10,10 +10,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from judging.build import CampaignBuildError
+from judging.build import CampaignBuildError, campaign_create
 from kinds.relevance.build import relevance_build
 from kinds.relevance.models import RelevanceItem
-from kinds.relevance.services import relevance_campaign_create
+from kinds.relevance.services import relevance_pool_set
 from tests.factories import AnswerFactory, PassageFactory, RunFactory, TopicFactory
 from tests.kinds.relevance.conftest import QRELS, TOPICS, qrels_lines
 
@@ -61,7 +61,8 @@ def test_build_from_the_runs_top_k_references(db):
     AnswerFactory(
         run=run_b, topic=topic, references=[p[3].passage_id, gap.passage_id, p[0].passage_id, p[4].passage_id]
     )
-    campaign = relevance_campaign_create(name="refs", topics=[topic], runs=[run_a, run_b], pool="references", depth=2)
+    campaign = campaign_create(name="refs", topics=[topic], runs=[run_a, run_b], kind="relevance")
+    relevance_pool_set(campaign=campaign, pool="references", depth=2)
     with pytest.raises(CampaignBuildError, match="1 passages of the pool have no text"):
         relevance_build(campaign)
     summary = relevance_build(campaign, allow_missing_text=True)
@@ -76,7 +77,8 @@ def test_build_from_the_runs_top_k_references(db):
 
 def test_qrels_pool_needs_an_imported_source(db):
     topic = TopicFactory()
-    campaign = relevance_campaign_create(name="q", topics=[topic], pool="qrels", pool_source="absent")
+    campaign = campaign_create(name="q", topics=[topic], runs=[], kind="relevance")
+    relevance_pool_set(campaign=campaign, pool="qrels", pool_source="absent")
     with pytest.raises(CampaignBuildError, match="holds no grades"):
         relevance_build(campaign)
 
