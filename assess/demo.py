@@ -11,7 +11,7 @@ from assess.data import data_dir
 from assess.importers.passages import passages_import
 from assess.importers.runs import RunFormat, RunOptions, runs_import
 from assess.importers.topics import topics_import
-from assess.models import Answer
+from assess.models import Answer, Run, Task
 
 DEMO_TOPICS = ("2024-32912", "2024-129925")
 ORGANIZER = ("organizer", "organizer-demo")
@@ -53,4 +53,8 @@ def load(out: TextIO) -> None:
     for i, path in enumerate(sorted((data / "runs").glob("*.jsonl.fixed")), start=1):
         runs_import(files=[path], options=RunOptions(group="coordinators", task="RAG", priority=i))
     passages_import(files=[data / "segments" / "nist-cited-segments.jsonl"])
-    out.write(f"loaded topics, the 45 NIST runs for topics {', '.join(DEMO_TOPICS)}, 3 organizer runs, passages\n")
+    nist_runs = Run.objects.filter(task=Task.AG).count()
+    out.write(
+        f"loaded topics, the {nist_runs} NIST runs that answered topics {', '.join(DEMO_TOPICS)}, "
+        "3 organizer runs, passages\n"
+    )
