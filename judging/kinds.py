@@ -20,11 +20,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.module_loading import import_string
 
+from judging.progress import Share
 from judging.vocabulary import Vocabulary
 
 if TYPE_CHECKING:
     from judging.models import Assignment, Campaign
-    from judging.progress import Share
 
 
 # The platform's first kind: judging's own pages, SQL and services serve it, and no other kind goes through them.
@@ -53,6 +53,8 @@ class Kind:
     progress: Callable[[Sequence[Assignment]], dict[int, Share]]
     # The organizer's campaign page includes this template for the kind's own figures and downloads.
     campaign_panel: str = ""
+    # How a page counts the units, in the plural: "pairs", "sentences", "(topic, passage) items".
+    counted_as: str = "units"
     # Optional parts, read by the mechanism that uses them: "build_options" ({name: django form Field}, the
     # options its build takes beyond judging's own: the page's form, the API and campaign_create --option pass
     # them through), "prelabel" (its PRELABEL: judging/llm/kinds.py reads it).
@@ -104,6 +106,19 @@ def assignments_kind_progress(assignments: Sequence[Assignment]) -> None:
         for a in group:
             share = shares.get(a.pk)
             a.done, a.total = (share.done, share.total) if share else (0, 0)  # type: ignore[attr-defined]
+
+
+def progress_by_kind(assignments: Sequence[Assignment]) -> list[tuple[str, Share]]:
+    """The assignments' overall progress, one share per kind in the registry's order, each counting its own
+    units ("pairs", "sentences", ...): units of different kinds are never added up."""
+    shares = []
+    for kind in kinds_registered():
+        group = [a for a in assignments if a.campaign.kind == kind.name]
+        if group:
+            done = sum(a.done for a in group)  # type: ignore[attr-defined]
+            total = sum(a.total for a in group)  # type: ignore[attr-defined]
+            shares.append((kind.counted_as, Share(done=done, total=total)))
+    return shares
 
 
 class BuildOptionsInvalid(ValueError):

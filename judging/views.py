@@ -33,10 +33,9 @@ from judging.forms import (
 )
 from judging.guidelines import guidelines_html
 from judging.highlight import highlight_evidence
-from judging.kinds import SUPPORT_KIND, assignments_kind_progress, build_summary_text, kind_of
+from judging.kinds import SUPPORT_KIND, assignments_kind_progress, build_summary_text, kind_of, progress_by_kind
 from judging.label_set_names import LabelSetName
 from judging.models import Assignment, Campaign, Label
-from judging.progress import Share
 from judging.session import assessor_session_figures
 
 
@@ -69,10 +68,7 @@ def queue_page(request: HtmxHttpRequest) -> HttpResponse:
     assignments = list(selectors.assessor_assignments(user=user))  # type: ignore[arg-type]
     assignments_kind_progress(assignments)
     current = next((a for a in assignments if a.status == "open"), None)
-    overall = Share(
-        done=sum(a.done for a in assignments),  # type: ignore[attr-defined]
-        total=sum(a.total for a in assignments),  # type: ignore[attr-defined]
-    )
+    overall = progress_by_kind(assignments)
     return render(request, "judging/queue.html", {"assignments": assignments, "current": current, "overall": overall})
 
 

@@ -93,4 +93,5 @@ KIND = Kind(
     progress=_progress,
     campaign_panel="kind_relevance/panel.html",
     extras={"prelabel": PRELABEL, "build_options": BUILD_OPTIONS},
+    counted_as="(topic, passage) items",
 )

@@ -25,6 +25,7 @@ KIND = Kind(
         "agreement_command": "sentence_agreement",
         "export_command": "sentence_export",
     },
+    counted_as="sentences",
 )
 
 __all__ = ["KIND", "PRELABEL"]

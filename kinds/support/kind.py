@@ -32,4 +32,5 @@ KIND = Kind(
     judge_url="judging:judge",
     build=_build,
     progress=_progress,
+    counted_as="pairs",
 )

@@ -52,6 +52,10 @@ def test_the_judging_url_of_another_kind_leads_to_its_card_and_the_queue_links_t
     assert f'href="{reverse("judging:judge", args=[support.pk])}"' in queue
     row = queue[queue.index(f'href="/kinds/toy/judge/{toy.pk}/"') - 400 :]
     assert "1 / 2" in row
+    # and the overall line counts each kind in its own units, never adding a toy unit to a support pair
+    overall = queue[queue.index("Overall:") : queue.index("</p>", queue.index("Overall:"))]
+    assert "</b> pairs, " in overall
+    assert overall.endswith("<b>1 / 2</b> units judged.")
 
 
 def test_another_assessors_toy_assignment_is_a_404_on_both_urls(client, toy_kind) -> None:
