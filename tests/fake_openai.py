@@ -33,7 +33,28 @@ FAULTS = ("429", "500", "hang", "garbage", "odd_case")
 GRADES = {"FS": 3, "PS": 1, "NS": 0}
 
 
+# The sentence kind's prompt (kinds/sentence/prompt.py) asks two lines: a sentence marked [NW] needs no citation,
+# one citing nothing has "No Citations", else the support its marker says ("Partial Support" without one).
+_SENTENCE = re.compile(r"\nSentence: (.*?)\n\nCited passages:\n(.*)\Z", re.S)
+
+
+def _sentence_answer(prompt: str) -> str | None:
+    found = _SENTENCE.search(prompt)
+    if found is None:
+        return None
+    sentence, passages = found.groups()
+    if "[NW]" in sentence:
+        return "Needs citation: No\nSupport: None"
+    if passages.strip() == "(none)":
+        return "Needs citation: Yes\nSupport: No Citations"
+    marker = _MARKER.search(sentence)
+    return f"Needs citation: Yes\nSupport: {ANSWERS[marker.group(1)] if marker else 'Partial Support'}"
+
+
 def answer_for(prompt: str) -> str:
+    sentence = _sentence_answer(prompt)
+    if sentence is not None:
+        return sentence
     if "##final score" in prompt:
         marker = _MARKER.search(prompt)
         return f"##final score: {GRADES[marker.group(1)] if marker else 2}"

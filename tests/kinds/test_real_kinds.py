@@ -17,6 +17,7 @@ from judging.llm import jobs, services
 from judging.llm.models import LLMResult, PrelabelJob, Provider
 from judging.models import Campaign
 from kinds.relevance.models import RelevanceItem
+from kinds.sentence.models import SentenceJudgment
 from tests.factories import (
     AnswerFactory,
     AssignmentFactory,
@@ -25,6 +26,7 @@ from tests.factories import (
     RunFactory,
     TopicFactory,
     UserFactory,
+    answer_build,
 )
 from tests.kinds.relevance.conftest import TOPICS, umbrela_loaded  # noqa: F401 (a fixture)
 
@@ -114,3 +116,53 @@ def test_the_llm_pre_labeller_grades_a_relevance_pool_with_umbrelas_prompt(
     assert sorted(r.unit_label for r in results) == [0, 1, 3]
     grades = dict(Relevance.objects.filter(source="gpt-umbrela").values_list("passage_id", "grade"))
     assert grades == {passages[0].passage_id: 3, passages[1].passage_id: 1, passages[2].passage_id: 0}
+
+
+def test_the_llm_pre_labeller_labels_a_sentence_pool_with_the_combined_support_prompt(
+    fake_openai, llm_fast, django_capture_on_commit_callbacks
+) -> None:
+    # given: a sentence campaign whose sentences the fake server answers by their marker
+    topic = TopicFactory(topic_id="2024-2")
+    run = RunFactory(run_id="s")
+    p = [PassageFactory() for _ in range(2)]
+    answer_build(
+        run=run,
+        topic=topic,
+        sentences=[
+            ("Marius opened the legions [FS].", [p[0], p[1]]),
+            ("Hello there [NW].", []),
+            ("Soldiers got land [NS].", []),
+            ("The state paid for arms [NS].", [p[1]]),
+        ],
+    )
+    campaign, _ = build.campaign_create_and_build(name="sent", runs=[run], topics=[topic], kind="sentence")
+    llm = services.llm_judge_create(
+        name="gpt-sent", provider=Provider.COMPATIBLE, base_url=fake_openai.base_url, model="gpt-4o"
+    )
+    # when: pre-labelled twice (the second has nothing left to call)
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs.prelabel_job_create(campaign=campaign, judge=llm.judge)
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs.prelabel_job_create(campaign=campaign, judge=llm.judge)
+    # then: each sentence called once, its two steps stored as the LLM judge's sentence labels
+    first, second = PrelabelJob.objects.order_by("pk")
+    assert (first.status, first.total, second.total) == ("done", 4, 0)
+    assert fake_openai.chat_calls == 4
+    stored = dict(
+        SentenceJudgment.objects.filter(judge=llm.judge, condition="").values_list("sentence__text", "worthy")
+    )
+    combined = dict(
+        SentenceJudgment.objects.filter(judge=llm.judge, condition="").values_list("sentence__text", "combined")
+    )
+    assert stored == {
+        "Marius opened the legions [FS].": True,
+        "Hello there [NW].": False,
+        "Soldiers got land [NS].": True,
+        "The state paid for arms [NS].": True,
+    }
+    assert combined == {
+        "Marius opened the legions [FS].": "FS",
+        "Hello there [NW].": "",
+        "Soldiers got land [NS].": "",
+        "The state paid for arms [NS].": "NS",
+    }
