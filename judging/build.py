@@ -13,7 +13,6 @@ from django.utils import timezone
 from assess.models import Citation, Run, Sentence, Topic
 from assess.services import tables_analyze
 from judging.counts import topic_counts_forget
-from judging.guidelines import DEFAULT_GUIDELINES
 from judging.kinds import SUPPORT_KIND, build_options_clean, kind_get, kind_of
 from judging.models import (
     Campaign,
@@ -58,12 +57,12 @@ def campaign_create(
     """A new campaign of a registered kind (UnknownKind, a ValueError naming the known ones, creates nothing)."""
     if depth < 1:
         raise ValueError("depth must be at least 1")
-    kind_get(kind)
+    default_guidelines = kind_get(kind).default_guidelines
     campaign = Campaign.objects.create(
         name=name,
         kind=kind,
         depth=depth,
-        guidelines=DEFAULT_GUIDELINES if guidelines is None else guidelines,
+        guidelines=default_guidelines if guidelines is None else guidelines,
         post_edit_judge=post_edit_judge,
         highlight_evidence=highlight_evidence,
         queue_order=queue_order,

@@ -140,6 +140,9 @@ class CampaignForm(forms.Form):
                 data["build_options"] = build_options_clean(kind, raw)
             except BuildOptionsInvalid as exc:
                 self.add_error(None, str(exc))
+            # The text area starts with support's guidelines: left as it was, the chosen kind's own apply.
+            if _same_text(data.get("guidelines", ""), DEFAULT_GUIDELINES):
+                data["guidelines"] = kind.default_guidelines
         return data
 
 
@@ -432,3 +435,8 @@ class BuildInputSerializer(serializers.Serializer):
         default=dict,
         help_text="the campaign's kind's build options to change (docs/kinds.md); those left out keep their value",
     )
+
+
+def _same_text(a: str, b: str) -> bool:
+    """Equal but for line endings and the space around them (a browser sends a text area's lines as CRLF)."""
+    return [line.rstrip() for line in a.strip().splitlines()] == [line.rstrip() for line in b.strip().splitlines()]

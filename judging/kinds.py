@@ -55,6 +55,8 @@ class Kind:
     campaign_panel: str = ""
     # How a page counts the units, in the plural: "pairs", "sentences", "(topic, passage) items".
     counted_as: str = "units"
+    # The guidelines (Markdown) a new campaign of the kind starts with; the organizer edits them per campaign.
+    default_guidelines: str = ""
     # Optional parts, read by the mechanism that uses them: "build_options" ({name: django form Field}, the
     # options its build takes beyond judging's own: the page's form, the API and campaign_create --option pass
     # them through), "prelabel" (its PRELABEL: judging/llm/kinds.py reads it).

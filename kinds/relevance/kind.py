@@ -15,6 +15,7 @@ from judging.kinds import Kind
 from judging.models import Assignment, Campaign, Judge
 from judging.progress import Share
 from kinds.relevance.build import relevance_build
+from kinds.relevance.guidelines import GUIDELINES
 from kinds.relevance.models import DEFAULT_DEPTH, PoolKind, RelevanceItem
 from kinds.relevance.prompt import PROMPT_VERSION, label_parse, messages_for
 from kinds.relevance.selectors import items_progress, relevance_settings_of
@@ -94,4 +95,5 @@ KIND = Kind(
     campaign_panel="kind_relevance/panel.html",
     extras={"prelabel": PRELABEL, "build_options": BUILD_OPTIONS},
     counted_as="(topic, passage) items",
+    default_guidelines=GUIDELINES,
 )

@@ -4,6 +4,7 @@ its cited passages together support it (NIST's `verification_worthy` and `citati
 from __future__ import annotations
 
 from judging.kinds import Kind
+from kinds.sentence.guidelines import GUIDELINES
 
 from .build import campaign_build_sentences
 from .prelabel import PRELABEL
@@ -26,6 +27,7 @@ KIND = Kind(
         "export_command": "sentence_export",
     },
     counted_as="sentences",
+    default_guidelines=GUIDELINES,
 )
 
 __all__ = ["KIND", "PRELABEL"]

@@ -8,6 +8,7 @@ from typing import Any
 
 from judging.build import campaign_build_pairs
 from judging.counts import assignments_with_progress
+from judging.guidelines import DEFAULT_GUIDELINES
 from judging.kinds import Kind
 from judging.models import Assignment, Campaign
 from judging.progress import Share
@@ -33,4 +34,5 @@ KIND = Kind(
     build=_build,
     progress=_progress,
     counted_as="pairs",
+    default_guidelines=DEFAULT_GUIDELINES,
 )
