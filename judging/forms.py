@@ -81,9 +81,12 @@ class CampaignForm(forms.Form):
         queryset=Topic.objects.order_by("topic_id"),
         widget=forms.SelectMultiple(attrs={"size": 10, "data-picker": "topics"}),
     )
-    depth = forms.IntegerField(min_value=1, initial=1, label="Depth (citations judged per sentence)")
+    depth = forms.IntegerField(min_value=1, initial=1, label="Depth (support: citations judged per sentence)")
     guidelines = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 8}), initial=DEFAULT_GUIDELINES, required=False, help_text=GUIDELINES_HELP
+        widget=forms.Textarea(attrs={"rows": 8}),
+        initial=DEFAULT_GUIDELINES,
+        required=False,
+        help_text=GUIDELINES_HELP + " Left as shown, a campaign of another kind starts with its kind's own.",
     )
     post_edit_judge = forms.ModelChoiceField(
         queryset=Judge.objects.filter(kind=JudgeKind.LLM), required=False, label="LLM judge shown in post-editing"

@@ -142,7 +142,7 @@ def panel(request: HttpRequest, campaign_id: int) -> HttpResponse:
     context: dict[str, Any] = {"campaign": campaign, "available": available, "labels": scores_set, "a": a, "b": b}
     if scores_set:
         context["report"] = sentence_scores_report(sentence_label_set_get(scores_set), resamples=RESAMPLES)
-    if a and b:
+    if a and b and a != b:  # a set against itself agrees by construction: no figure to show
         context["agreement"] = sentence_agreement_report(
             sentence_label_set_get(a), sentence_label_set_get(b), resamples=RESAMPLES
         )

@@ -44,6 +44,15 @@ def test_the_panel_shows_scores_and_both_steps_agreement(client, judged):
     assert "selected>campaign:sentences/from_scratch</option>" in html
 
 
+def test_a_set_against_itself_shows_no_agreement_figure(client, judged):
+    client.force_login(OrganizerFactory())
+    url = reverse("kind_sentence:panel", args=[judged.campaign.pk])
+    same = "campaign:sentences/from_scratch"
+    html = client.get(url, {"labels": same, "a": same, "b": same}).content.decode()
+    assert 'id="sentence-agreement-none"' in html
+    assert "sentences both judged" not in html
+
+
 def test_the_panel_and_export_are_for_organizers_only(client, judged):
     client.force_login(judged.user)
     assert client.get(reverse("kind_sentence:panel", args=[judged.campaign.pk])).status_code == 403
