@@ -286,7 +286,7 @@ def judgment_submit_and_next(
     )
     state = queue.queue_state(assignment=assignment, following=following, ahead=ahead, skip=skip, known=known)
     has_pending = state.card is not None or (bool(skip) and queue.assignment_has_pending(assignment=assignment))
-    _assignment_status_set(assignment, queue.status_of(has_pending=has_pending, held_back=state.held_back))
+    assignment_status_set(assignment, queue.status_of(has_pending=has_pending, held_back=state.held_back))
     return result, state
 
 
@@ -389,10 +389,11 @@ def _same_submission(judgment: Judgment, assignment: Assignment) -> SubmitResult
 
 def assignment_refresh_status(*, assignment: Assignment) -> None:
     """Done when every pair of the topic has this assignment's judgment (held-back pairs count as not done)."""
-    _assignment_status_set(assignment, queue.assignment_status(assignment=assignment))
+    assignment_status_set(assignment, queue.assignment_status(assignment=assignment))
 
 
-def _assignment_status_set(assignment: Assignment, status: AssignmentStatus) -> None:
+def assignment_status_set(assignment: Assignment, status: AssignmentStatus) -> None:
+    """Store an assignment's status when it changed (every kind's submit calls it)."""
     if status != assignment.status:
         Assignment.objects.filter(pk=assignment.pk).update(status=status)
         assignment.status = status

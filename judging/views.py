@@ -50,9 +50,10 @@ LABEL_KEYS = [
 ]
 
 
-def _own_assignment(request: HttpRequest, assignment_id: int) -> Assignment:
+def own_assignment(request: HttpRequest, assignment_id: int, *, kind: str | None = None) -> Assignment:
+    """The user's own assignment (of `kind`, when given), else a 404: another's, or another kind's."""
     assignment = selectors.assessor_assignment_get(user=request.user, assignment_id=assignment_id)  # type: ignore[arg-type]
-    if assignment is None:
+    if assignment is None or (kind is not None and assignment.campaign.kind != kind):
         raise Http404("No such assignment")
     return assignment
 
@@ -164,7 +165,7 @@ def _render_state(
 def guidelines_read(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The assessor closed the guidelines shown at the start: they are not shown at the start again (until
     they change). Without JavaScript the overlay's button posts here and comes back to the card."""
-    assignment = _own_assignment(request, assignment_id)
+    assignment = own_assignment(request, assignment_id)
     services.guidelines_read(campaign=assignment.campaign, assessor=request.user)  # type: ignore[arg-type]
     if request.htmx:
         return HttpResponse(status=204)
@@ -175,7 +176,7 @@ def guidelines_read(request: HtmxHttpRequest, assignment_id: int) -> HttpRespons
 @require_GET
 def judge(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The judging page: resumes at the first pair this assignment has not judged."""
-    assignment = _own_assignment(request, assignment_id)
+    assignment = own_assignment(request, assignment_id)
     if assignment.campaign.archived_at is not None:
         messages.info(request, services.CampaignArchived(assignment.campaign).message)
         return redirect("judging:queue")
@@ -191,7 +192,7 @@ def submit(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """Store the answers of a submit (one from the form, several from the page's outbox: `SubmitForm`) and return
     the next pair's card. An answer refused among several is named in the card (its token and why) while the
     others are stored; a single one refused is a 400 or 409, as its kind says."""
-    assignment = _own_assignment(request, assignment_id)
+    assignment = own_assignment(request, assignment_id)
     form = SubmitForm(request.POST)
     if not form.is_valid():
         return HttpResponse(f"Not saved: {form.errors.as_text()}", status=400, content_type="text/plain")
@@ -230,7 +231,7 @@ def submit(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
 @require_GET
 def back(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The previous pair, to change its judgment (the change is a new judgment row)."""
-    assignment = _own_assignment(request, assignment_id)
+    assignment = own_assignment(request, assignment_id)
     before = request.GET.get("before")
     ahead = _ahead(request)
     state = queue.back_state(
@@ -252,7 +253,7 @@ JUDGED_PER_PAGE = 50
 def judged(request: HtmxHttpRequest, assignment_id: int) -> HttpResponse:
     """The assessor's own judgments, newest first, each a link to change it: this topic's, or all their topics'
     in the campaign, filtered by answer and flag, 50 a page. "Back to judging" returns to the card they left."""
-    assignment = _own_assignment(request, assignment_id)
+    assignment = own_assignment(request, assignment_id)
     mine = [
         a
         for a in selectors.assessor_assignments(user=request.user)  # type: ignore[arg-type]
@@ -301,7 +302,7 @@ def _card_left(assignment: Assignment, pair_id: int | None) -> str:
 @require_GET
 def judged_pair(request: HtmxHttpRequest, assignment_id: int, pair_id: int) -> HttpResponse:
     """One of the assessor's judged pairs, on the judging page, to change the answer (a new judgment)."""
-    assignment = _own_assignment(request, assignment_id)
+    assignment = own_assignment(request, assignment_id)
     state = queue.judged_state(assignment=assignment, pair_id=pair_id, following=True, ahead=_ahead(request))
     if state is None:
         raise Http404("You have not judged this pair in this topic")

@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 
 from assess.models import Relevance
 from judging.models import Assignment, AssignmentStatus, Campaign, Judge
-from judging.services import assessor_judge
+from judging.services import assessor_judge, assignment_status_set
 from kinds.relevance import selectors
 from kinds.relevance.models import PoolKind, RelevanceItem, RelevanceJudgment, RelevanceSettings
 from kinds.relevance.vocabulary import GRADES
@@ -91,10 +91,7 @@ def grade_submit(
 
 def _status_refresh(assignment: Assignment) -> None:
     done = selectors.assignment_next_item(assignment) is None
-    status = AssignmentStatus.DONE if done else AssignmentStatus.OPEN
-    if status != assignment.status:
-        Assignment.objects.filter(pk=assignment.pk).update(status=status)
-        assignment.status = status
+    assignment_status_set(assignment, AssignmentStatus.DONE if done else AssignmentStatus.OPEN)
 
 
 def llm_grades_store(judge: Judge, grades: dict[int, int]) -> int:

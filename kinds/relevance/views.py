@@ -8,29 +8,21 @@ from typing import Any
 
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 
-from judging import selectors as judging_selectors
 from judging.exchange.schema import SECONDS_LIMIT
 from judging.kinds import kind_of
 from judging.label_set_names import LabelSetError
 from judging.models import Assignment, Campaign
+from judging.views import own_assignment
 from kinds.relevance import selectors
 from kinds.relevance.exchange import label_set_qrels_write, qrels_filename
 from kinds.relevance.report import relevance_report
 from kinds.relevance.services import GradeRejected, grade_submit
 from kinds.relevance.vocabulary import MEANING, RELEVANCE
 from metrics.plots import heatmap, scatter
-
-
-def _own_assignment(request: HttpRequest, assignment_id: int) -> Assignment:
-    """The user's own assignment of a relevance campaign, or 404 (judging's guard, as its judging page uses)."""
-    assignment = judging_selectors.assessor_assignment_get(user=request.user, assignment_id=assignment_id)  # type: ignore[arg-type]
-    if assignment is None or assignment.campaign.kind != "relevance":
-        raise Http404("No such assignment")
-    return assignment
 
 
 def _card_context(assignment: Assignment) -> dict[str, Any]:
@@ -59,7 +51,7 @@ def _card_context(assignment: Assignment) -> dict[str, Any]:
 @login_required
 @require_GET
 def judge_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
-    assignment = _own_assignment(request, assignment_id)
+    assignment = own_assignment(request, assignment_id, kind="relevance")
     return render(request, "kind_relevance/judge.html", _card_context(assignment))
 
 
@@ -67,7 +59,7 @@ def judge_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
 @require_POST
 def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """Store the card's grade and answer with the next card (or the done card); a bad answer is a 400."""
-    assignment = _own_assignment(request, assignment_id)
+    assignment = own_assignment(request, assignment_id, kind="relevance")
     data = request.POST
     try:
         item_id, grade, token = int(data.get("item", "")), int(data.get("grade", "")), uuid.UUID(data.get("token", ""))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 
 from judging.models import Assignment, AssignmentStatus, Judge
-from judging.services import CampaignArchived, SubmissionRejected, assessor_judge
+from judging.services import CampaignArchived, SubmissionRejected, assessor_judge, assignment_status_set
 
 from . import selectors
 from .models import SentenceJudgment
@@ -75,10 +75,9 @@ def sentence_submit(
             judgment.save()
     except IntegrityError:
         return SentenceSubmit(SentenceJudgment.objects.get(submission_token=token), created=False)
-    status = AssignmentStatus.OPEN if selectors.item_next(assignment, judge.pk) else AssignmentStatus.DONE
-    if status != assignment.status:
-        Assignment.objects.filter(pk=assignment.pk).update(status=status)
-        assignment.status = status
+    assignment_status_set(
+        assignment, AssignmentStatus.OPEN if selectors.item_next(assignment, judge.pk) else AssignmentStatus.DONE
+    )
     return SentenceSubmit(judgment, created=True)
 
 

@@ -7,7 +7,7 @@ import uuid
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -16,7 +16,7 @@ from core.downloads import attachment
 from judging.exchange.schema import SECONDS_LIMIT
 from judging.models import Assignment, Campaign, Condition
 from judging.services import SubmissionRejected, assessor_judge
-from judging.views import _own_assignment
+from judging.views import own_assignment
 
 from . import selectors, services
 from .agreement import sentence_agreement_report
@@ -53,18 +53,10 @@ def _card_context(assignment: Assignment, *, oob: bool = False) -> dict[str, Any
     }
 
 
-def _own_sentence_assignment(request: HttpRequest, assignment_id: int) -> Assignment:
-    """The user's own assignment of a sentence campaign, else a 404 (another's, or another kind's)."""
-    assignment = _own_assignment(request, assignment_id)
-    if assignment.campaign.kind != KIND.name:
-        raise Http404("No such assignment")
-    return assignment
-
-
 @login_required
 @require_GET
 def judge(request: HttpRequest, assignment_id: int) -> HttpResponse:
-    assignment = _own_sentence_assignment(request, assignment_id)
+    assignment = own_assignment(request, assignment_id, kind=KIND.name)
     return render(request, "kind_sentence/judge.html", _card_context(assignment))
 
 
@@ -96,7 +88,7 @@ def _answer(request: HttpRequest) -> tuple[int, bool, str, uuid.UUID, float | No
 @require_POST
 def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """Store the card's answer (once per token) and answer with the next card (or the done card)."""
-    assignment = _own_sentence_assignment(request, assignment_id)
+    assignment = own_assignment(request, assignment_id, kind=KIND.name)
     try:
         sentence_id, worthy, label, token, seconds = _answer(request)
         services.sentence_submit(

@@ -17,7 +17,7 @@ from django.utils import timezone
 from judging.kinds import Kind
 from judging.models import Assignment, Campaign, CampaignPair, Judge, Pair
 from judging.progress import Share
-from judging.views import _own_assignment
+from judging.views import own_assignment
 from judging.vocabulary import SUPPORT
 
 GRADES = {"full support": 2, "partial support": 1, "no support": 0}
@@ -82,7 +82,7 @@ CARD_PAGE = """{% extends "kinds/_card_page.html" %}{% block card %}
 
 
 def judge(request: HttpRequest, assignment_id: int) -> HttpResponse:
-    assignment = _own_assignment(request, assignment_id)
+    assignment = own_assignment(request, assignment_id, kind="toy")
     context = {
         "assignment": assignment,
         "campaign": assignment.campaign,
